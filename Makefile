@@ -1,0 +1,65 @@
+# Two entry points for a fresh machine: `make serve` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export NO_MKDOCS_2_WARNING := 1
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+KATEX := node_modules/katex/dist/katex.min.js
+CHROMIUM ?= /usr/bin/chromium
+ifndef SITE_DIR
+SITE_DIR := $(shell mktemp -d -u /tmp/posenc-site.XXXXXX)
+endif
+
+.PHONY: help install serve build lint unit browser test clean
+
+help:
+	@echo "make serve  - install everything and serve the site on http://127.0.0.1:8000"
+	@echo "make test   - lint, unit tests, strict build, browser tests"
+
+$(INSTALLED): pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $@
+
+$(KATEX): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+install: $(INSTALLED) $(KATEX)
+
+serve: install
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: install
+	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
+
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && apt-get install -y -qq chromium; \
+	else \
+	  echo "Chromium is missing: run 'sudo apt-get install -y chromium' (Debian/Ubuntu)," \
+	       "or set CHROMIUM=/path/to/chromium."; exit 1; \
+	fi
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+unit: install
+	$(BIN)/python -m pytest -m "not build and not browser"
+
+browser: install $(CHROMIUM)
+	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
+	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(CHROMIUM) \
+	  $(BIN)/python -m pytest -m "build or browser"
+	rm -rf $(SITE_DIR)
+
+test: lint unit browser
+
+clean:
+	rm -rf $(VENV) node_modules site .cache

@@ -1,0 +1,107 @@
+"""MkDocs hook: adds KaTeX and every build-time figure to the site, in memory.
+
+Nothing is written into ``docs/``. KaTeX comes from ``node_modules`` (``npm ci``);
+figures are drawn by ``posenc_docs.figures`` and cached on disk under ``.cache/``
+by a hash of their inputs, so ``mkdocs serve`` redraws only what changed.
+"""
+
+import hashlib
+import itertools
+import json
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+NOTEBOOK_CRUFT = [  # what mkdocs-jupyter adds that this site must not ship
+    r"<!-- Load mathjax -->\s*<script src=\"\">\s*</script>",  # empty MathJax loader
+    r"<!-- MathJax configuration -->\s*<script type=\"text/x-mathjax-config\">"
+    r".*?</script>",
+    r"<script type=\"module\">(?:(?!</script>).)*?cdnjs\.cloudflare\.com.*?</script>",
+]
+KATEX_FILES = ["katex.min.js", "katex.min.css", "contrib/auto-render.min.js"]
+THEMES = ("light", "dark")
+
+
+def katex_dir(project_dir: Path) -> Path:
+    """Where ``npm ci`` puts KaTeX's distribution; stop the build if it is missing."""
+    dist = project_dir / "node_modules" / "katex" / "dist"
+    if not (dist / "katex.min.js").is_file():
+        raise PluginError(
+            f"KaTeX not found in {dist}. Run `npm ci` (or `make serve`) first."
+        )
+    return dist
+
+
+def katex_files(dist: Path) -> dict[str, bytes]:
+    """Site path -> bytes for the KaTeX script, stylesheet, auto-render and fonts."""
+    wanted = [dist / name for name in KATEX_FILES]
+    wanted += sorted((dist / "fonts").glob("*.woff2"))
+    return {
+        f"assets/katex/{p.relative_to(dist).as_posix()}": p.read_bytes() for p in wanted
+    }
+
+
+def inputs_digest(project_dir: Path) -> str:
+    """Hash of everything a figure can depend on: package sources and matplotlib."""
+    import matplotlib
+    import numpy
+
+    digest = hashlib.sha256(f"{matplotlib.__version__} {numpy.__version__}".encode())
+    for path in sorted((project_dir / "posenc_docs").rglob("*.py")):
+        digest.update(path.as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
+    """Site path -> SVG bytes of every figure in both themes; drawn on cache miss."""
+    from posenc_docs.figures import FIGURES, to_svg
+
+    sources = inputs_digest(project_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for spec in FIGURES:
+        for theme in THEMES:
+            key = json.dumps([sources, spec.slug, spec.params, theme], sort_keys=True)
+            cached = cache_dir / f"{hashlib.sha256(key.encode()).hexdigest()}.svg"
+            if not cached.is_file():
+                cached.write_bytes(to_svg(spec.draw(**spec.params, theme=theme)))
+            out[f"figures/{spec.slug}-{theme}.svg"] = cached.read_bytes()
+    return out
+
+
+def on_config(config):
+    katex_dir(Path(config.config_file_path).parent)
+    return config
+
+
+def on_files(files, config):
+    project_dir = Path(config.config_file_path).parent
+    generated = katex_files(katex_dir(project_dir))
+    generated |= figure_files(project_dir, project_dir / ".cache" / "figures")
+    for src_uri, content in generated.items():
+        files.append(File.generated(config, src_uri, content=content))
+    return files
+
+
+def clean_notebook_html(html: str) -> str:
+    """Drop MathJax and CDN mermaid loaders; number cells so builds are reproducible.
+
+    KaTeX renders notebook math like every other page's. Jupytext gives each cell a
+    random id on every read, so ids become ``cell-1``, ``cell-2``, ... in page order.
+    """
+    for pattern in NOTEBOOK_CRUFT:
+        html, found = re.subn(pattern, "", html, flags=re.DOTALL)
+        if not found:
+            raise PluginError(f"notebook page changed shape: {pattern!r} not found")
+    numbers = itertools.count(1)
+    return re.sub(
+        r'id="cell-id=[0-9a-f]+"', lambda m: f'id="cell-{next(numbers)}"', html
+    )
+
+
+def on_post_page(output, page, config):
+    if page.file.src_uri.startswith("notebooks/"):
+        return clean_notebook_html(output)
+    return output

@@ -1,0 +1,50 @@
+"""Shared look for every figure: light and dark variants, colour-blind-safe colours."""
+
+from contextlib import contextmanager
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Okabe & Ito (2008), distinguishable under the common colour-vision deficiencies.
+OKABE_ITO = [
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+]
+# ColorBrewer RdBu: colour-blind safe; negative blue, positive red.
+DIVERGING = "RdBu_r"
+
+THEMES = {
+    "light": {"fg": "#1f1f1f", "muted": "#6b6b6b", "grid": "#d9d9d9"},
+    "dark": {"fg": "#e6e6e6", "muted": "#a0a0a0", "grid": "#4a4a4a"},
+}
+
+
+@contextmanager
+def themed(theme: str):
+    """Matplotlib settings for ``theme`` ("light" or "dark"); transparent."""
+    if theme not in THEMES:
+        raise ValueError(f"theme must be one of {sorted(THEMES)}, got {theme!r}")
+    c = THEMES[theme]
+    rc = {
+        "figure.facecolor": "none",
+        "axes.facecolor": "none",
+        "savefig.facecolor": "none",
+        "text.color": c["fg"],
+        "axes.labelcolor": c["fg"],
+        "axes.edgecolor": c["muted"],
+        "xtick.color": c["fg"],
+        "ytick.color": c["fg"],
+        "grid.color": c["grid"],
+        "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+        "font.size": 10,
+        "legend.frameon": False,
+    }
+    with plt.rc_context(rc):
+        yield c

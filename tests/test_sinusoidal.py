@@ -1,0 +1,108 @@
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_docs import sinusoidal as sn
+
+widths = st.integers(1, 64).map(lambda h: 2 * h)
+positions = st.integers(0, 100_000)
+bases = st.floats(2.0, 1e6)
+fast = settings(max_examples=60, deadline=None)
+
+
+def paper_value(pos: int, dim: int, d: int, base: float = 10000.0) -> float:
+    """One entry straight from the paper's two formulas, scalar math only."""
+    i = dim // 2
+    angle = pos / base ** (2 * i / d)
+    return math.sin(angle) if dim % 2 == 0 else math.cos(angle)
+
+
+@fast
+@given(pos=positions, d=widths, base=bases)
+def test_encode_matches_the_papers_formula(pos, d, base):
+    expected = [paper_value(pos, dim, d, base) for dim in range(d)]
+    np.testing.assert_allclose(sn.encode(pos, d, base), expected, atol=1e-9)
+
+
+def test_d8_rows_match_hand_computation():
+    # divisors 1, 10, 100, 1000 at d = 8
+    row = sn.encode(1, 8)
+    assert row[0] == pytest.approx(math.sin(1)) and row[1] == pytest.approx(math.cos(1))
+    assert row[6] == pytest.approx(math.sin(1e-3)) and row[7] == pytest.approx(
+        math.cos(1e-3)
+    )
+    np.testing.assert_allclose(sn.table(3, 8)[2], sn.encode(2, 8))
+
+
+@fast
+@given(a=positions, b=positions, k=st.integers(-500, 500), d=widths, base=bases)
+def test_dot_product_depends_only_on_offset(a, b, k, d, base):
+    at_a = sn.encode(a, d, base) @ sn.encode(a + k, d, base)
+    at_b = sn.encode(b, d, base) @ sn.encode(b + k, d, base)
+    assert at_a == pytest.approx(at_b, abs=1e-6)
+    assert at_a == pytest.approx(sn.offset_similarity(k, d, base), abs=1e-6)
+
+
+@fast
+@given(pos=positions, k=st.integers(-1000, 1000), d=widths, base=bases)
+def test_shift_matrix_maps_pos_to_pos_plus_k(pos, k, d, base):
+    moved = sn.shift_matrix(k, d, base) @ sn.encode(pos, d, base)
+    np.testing.assert_allclose(moved, sn.encode(pos + k, d, base), atol=1e-6)
+
+
+@fast
+@given(k=st.integers(-1000, 1000), d=widths)
+def test_shift_matrix_is_a_rotation(k, d):
+    m = sn.shift_matrix(k, d)
+    np.testing.assert_allclose(m @ m.T, np.eye(d), atol=1e-12)
+
+
+def test_no_per_dimension_scalar_map_exists():
+    # A diagonal map would need PE(1)/PE(0) == PE(2)/PE(1) in every dimension.
+    rows = sn.table(3, 8)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert not np.allclose(rows[1] / rows[0], rows[2] / rows[1], equal_nan=False)
+
+
+def test_self_similarity_is_half_the_width():
+    assert sn.offset_similarity(0, 8) == pytest.approx(4.0)
+
+
+def test_wavelengths():
+    lam = sn.wavelengths(8)
+    np.testing.assert_allclose(lam, [2 * math.pi * 10**e for e in range(4)])
+    assert sn.wavelengths(512)[-1] == pytest.approx(2 * math.pi * 10000 ** (510 / 512))
+    assert sn.wavelengths(512)[-1] < 2 * math.pi * 10000
+
+
+@fast
+@given(n=st.integers(1, 50), d=widths, offset=st.integers(0, 3000))
+def test_torch_module_equals_numpy(n, d, offset):
+    x = torch.zeros(2, n, d, dtype=torch.float64)
+    module = sn.SinusoidalPositionalEncoding(d, max_len=16)
+    out = module(x, offset=offset)
+    expected = sn.encode(np.arange(offset, offset + n), d)
+    np.testing.assert_allclose(out[1].numpy(), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("call", "word"),
+    [
+        (lambda: sn.encode(0, 7), "d must"),
+        (lambda: sn.encode(0, 0), "d must"),
+        (lambda: sn.encode(0, -4), "d must"),
+        (lambda: sn.encode(0, 8, base=1.0), "base"),
+        (lambda: sn.table(-1, 8), "n_positions"),
+        (lambda: sn.table(2.5, 8), "n_positions"),
+        (lambda: sn.wavelengths(3), "d must"),
+        (lambda: sn.SinusoidalPositionalEncoding(9), "d must"),
+        (lambda: sn.SinusoidalPositionalEncoding(8)(torch.zeros(1, 2, 6)), "d=8"),
+    ],
+)
+def test_bad_input_is_named(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
