@@ -1,0 +1,147 @@
+"""Attention with Linear Biases (ALiBi; Press, Smith & Lewis, 2022).
+
+ALiBi adds no vector to the tokens. Each head h adds a fixed penalty
+``-m_h * distance`` to its attention logits, after the ``1/sqrt(d)`` scaling.
+:func:`alibi_slopes` gives the per-head slopes m_h exactly as the paper's
+reference code computes them; :func:`alibi_bias` (NumPy, float64) and
+:func:`alibi_bias_torch` build the ``(n_heads, q_len, k_len)`` bias tensor.
+"""
+
+import math
+import operator
+
+import numpy as np
+import torch
+
+
+def _positive_int(name: str, value) -> int:
+    """Return ``value`` as an int, or raise naming ``name`` if it is not > 0."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+    try:
+        as_int = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a positive integer, got {value!r}") from None
+    if as_int <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return as_int
+
+
+# --8<-- [start:alibi_slopes]
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """Per-head ALiBi slopes, as in the paper's reference ``get_slopes``.
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of attention heads (> 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 slopes, shape ``(n_heads,)``, largest first.
+
+    Notes
+    -----
+    For a power of two n the slopes are a geometric sequence,
+    ``m_k = 2^(-8k/n)`` for k = 1..n (n = 8 gives 1/2, 1/4, ..., 1/256).
+    Otherwise, with ``c = 2^floor(log2 n)``, take the c slopes for c heads, then
+    the first ``n - c`` of elements 0, 2, 4, ... of the slopes for 2c heads,
+    i.e. ``2^(-4(2j+1)/c)``: the odd powers of ``2^(-4/c)``, which fall between
+    the first ones. n = 1 gives ``2^-8``, the reference code's value.
+    """
+    n_heads = _positive_int("n_heads", n_heads)
+    c = 2 ** math.floor(math.log2(n_heads))  # largest power of two <= n_heads
+    k = np.arange(1, c + 1, dtype=np.float64)
+    odd = np.arange(1, 2 * (n_heads - c), 2, dtype=np.float64)  # 1, 3, 5, ...
+    # 2^(-8k/c), then 2^(-4 odd/c) = 2^(-8 odd/(2c)); exact when the power is whole
+    return np.exp2(np.concatenate([-8.0 * k / c, -4.0 * odd / c]))  # (n_heads,)
+
+
+# --8<-- [end:alibi_slopes]
+
+
+def _check_lengths(q_len, k_len, causal: bool) -> tuple[int, int]:
+    q_len, k_len = _positive_int("q_len", q_len), _positive_int("k_len", k_len)
+    if causal and q_len > k_len:
+        raise ValueError(
+            f"causal ALiBi needs q_len <= k_len (queries are the last q_len of the "
+            f"keys), got q_len={q_len}, k_len={k_len}"
+        )
+    return q_len, k_len
+
+
+# --8<-- [start:alibi_bias]
+def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
+    """ALiBi bias to add to the scaled attention logits (NumPy, float64).
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of heads; slopes from :func:`alibi_slopes`.
+    q_len, k_len : int
+        Number of queries and keys. Queries are the *last* ``q_len`` positions
+        of the keys, as when decoding with a KV cache.
+    causal : bool
+        True (the paper): ``-inf`` above the diagonal. False: the symmetric
+        ``-m|i - j|`` variant (MPT's ``full=True``), which is *not* the paper's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_heads, q_len, k_len)``.
+
+    Notes
+    -----
+    Query row r sits at absolute position ``i = k_len - q_len + r``; key j at j.
+    ``bias[h, r, j] = -m_h (i - j)`` if ``j <= i``, else ``-inf`` (causal).
+    Softmax ignores a constant added to a row, so ``+m_h j`` (fairseq) or
+    BLOOM's key-index form give the same attention weights.
+    """
+    q_len, k_len = _check_lengths(q_len, k_len, causal)
+    query_pos = np.arange(k_len - q_len, k_len, dtype=np.float64)  # (q,)
+    distance = np.subtract.outer(query_pos, np.arange(k_len, dtype=np.float64))
+    if causal:
+        distance[distance < 0] = np.inf  # -m * inf = -inf: the mask comes free
+    else:
+        np.abs(distance, out=distance)
+    neg_slopes = -alibi_slopes(n_heads)[:, None, None]  # (H, 1, 1)
+    bias = np.empty((n_heads, q_len, k_len), dtype=np.float64)
+    return np.multiply(neg_slopes, distance, out=bias)  # (H, q, k), one pass
+
+
+# --8<-- [end:alibi_bias]
+
+
+# --8<-- [start:alibi_bias_torch]
+def alibi_bias_torch(
+    n_heads: int,
+    q_len: int,
+    k_len: int,
+    *,
+    causal: bool = True,
+    dtype: torch.dtype = torch.float32,
+    device=None,
+) -> torch.Tensor:
+    """Torch version of :func:`alibi_bias`: same arguments, plus dtype/device.
+
+    Notes
+    -----
+    Same formula, ``bias[h, r, j] = -m_h (k_len - q_len + r - j)``, ``-inf``
+    above the diagonal when causal. It is computed in at least float32 and cast
+    to ``dtype`` at the end, so bfloat16 distances above 256 stay exact.
+    """
+    q_len, k_len = _check_lengths(q_len, k_len, causal)
+    work = torch.promote_types(dtype, torch.float32)
+    kwargs = {"dtype": work, "device": device}
+    query_pos = torch.arange(k_len - q_len, k_len, **kwargs)  # (q,)
+    distance = query_pos[:, None] - torch.arange(k_len, **kwargs)  # (q, k)
+    if causal:
+        distance.masked_fill_(distance < 0, math.inf)
+    else:
+        distance.abs_()
+    neg_slopes = -torch.as_tensor(alibi_slopes(n_heads), **kwargs)  # (H,)
+    return (neg_slopes[:, None, None] * distance).to(dtype)  # (H, q, k)
+
+
+# --8<-- [end:alibi_bias_torch]

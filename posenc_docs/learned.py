@@ -1,0 +1,100 @@
+"""Learned absolute position embeddings (BERT, GPT-2).
+
+The model keeps a trainable table with one row per position, ``max_len`` rows
+of width ``d``, and adds row p to the token vector at position p. The table
+is a hard ceiling: there is no row for position ``max_len`` or beyond, which
+is why GPT-2 stops at 1,024 tokens and BERT at 512.
+"""
+
+import operator
+
+import torch
+from torch import nn
+
+
+def _checked_int(name: str, value, minimum: int = 1) -> int:
+    """Return ``value`` as an int, or raise naming ``name`` if not >= minimum."""
+    kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be {kind}, got {value!r}")
+    try:
+        as_int = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be {kind}, got {value!r}") from None
+    if as_int < minimum:
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return as_int
+
+
+# --8<-- [start:parameter_count]
+def parameter_count(max_len: int, d: int) -> int:
+    """Number of trainable numbers in a learned position table.
+
+    Notes
+    -----
+    One row of ``d`` numbers per position: ``max_len * d``. GPT-2 small has
+    1024 * 768 = 786,432; BERT-base has 512 * 768 = 393,216.
+    """
+    return _checked_int("max_len", max_len) * _checked_int("d", d)
+
+
+# --8<-- [end:parameter_count]
+
+
+# --8<-- [start:LearnedPositionalEmbedding]
+class LearnedPositionalEmbedding(nn.Module):
+    """Trainable table of ``max_len`` position vectors, added to the input.
+
+    Parameters
+    ----------
+    max_len : int
+        Number of rows: positions 0..max_len-1 exist, nothing else.
+    d : int
+        Model width (row length).
+    init_std : float
+        Rows start as N(0, init_std^2); 0.02 is the ``initializer_range``
+        of Hugging Face's GPT-2 and BERT configs.
+
+    Notes
+    -----
+    ``forward(x)`` returns ``x + E[p]`` where ``E`` is the table and ``p`` is
+    ``offset + t`` for the token at index t of ``x`` (shape ``(..., T, d)``),
+    or the given ``positions`` (any shape broadcastable to ``x.shape[:-1]``).
+    """
+
+    def __init__(self, max_len: int, d: int, *, init_std: float = 0.02):
+        super().__init__()
+        self.max_len = _checked_int("max_len", max_len)
+        self.d = _checked_int("d", d)
+        self.table = nn.Embedding(self.max_len, self.d)  # (max_len, d)
+        nn.init.normal_(self.table.weight, std=init_std)
+
+    def forward(self, x: torch.Tensor, *, offset: int = 0, positions=None):
+        """Add the rows for ``offset..offset+T-1`` (or ``positions``) to x."""
+        if x.ndim < 2 or x.shape[-1] != self.d:
+            raise ValueError(f"x must have shape (..., T, {self.d}), got {x.shape}")
+        if positions is None:
+            start = _checked_int("offset", offset, minimum=0)
+            positions = torch.arange(start, start + x.shape[-2], device=x.device)
+        positions = torch.as_tensor(positions, device=x.device)
+        self._check_positions(positions)
+        return x + self.table(positions.long())  # (..., T, d)
+
+    def _check_positions(self, positions: torch.Tensor) -> None:
+        dtype = positions.dtype
+        if dtype == torch.bool or dtype.is_floating_point or dtype.is_complex:
+            raise TypeError(f"positions must be integers, got {positions.dtype}")
+        if positions.numel() == 0:
+            return
+        low, high = int(positions.min()), int(positions.max())
+        if high >= self.max_len:
+            raise IndexError(
+                f"the learned table has no row for position {high}: it has "
+                f"max_len={self.max_len} rows (positions 0..{self.max_len - 1}), "
+                "a hard ceiling on sequence length (GPT-2: 1,024; BERT: 512)"
+            )
+        if low < 0:
+            raise IndexError(f"positions must be >= 0, got {low}")
+
+
+# --8<-- [end:LearnedPositionalEmbedding]

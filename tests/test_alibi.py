@@ -1,0 +1,173 @@
+"""Tests for posenc_docs.alibi against the paper's reference slopes."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_docs.alibi import alibi_bias, alibi_bias_torch, alibi_slopes
+
+FAST = settings(max_examples=40, deadline=None)
+
+
+def reference_get_slopes(n):
+    """The ALiBi repo's recursive get_slopes, re-derived from its description."""
+
+    def power_of_two_slopes(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))  # 2^(-8/n)
+        return [start * start**i for i in range(n)]
+
+    if math.log2(n).is_integer():
+        return power_of_two_slopes(n)
+    closest = 2 ** math.floor(math.log2(n))
+    tail = reference_get_slopes(2 * closest)[0::2][: n - closest]
+    return power_of_two_slopes(closest) + tail
+
+
+def bloom_slopes(n):
+    """BLOOM's closed form: powers of 2^(-8/c), then odd powers of 2^(-4/c)."""
+    c = 2 ** math.floor(math.log2(n))
+    slopes = [(2 ** (-8 / c)) ** p for p in range(1, c + 1)]
+    odd = range(1, 2 * (n - c), 2)
+    return slopes + [(2 ** (-4 / c)) ** p for p in odd]
+
+
+@pytest.mark.parametrize("n", range(1, 129))
+def test_slopes_equal_reference_get_slopes(n):
+    slopes = alibi_slopes(n)
+    assert slopes.shape == (n,) and slopes.dtype == np.float64
+    np.testing.assert_allclose(slopes, reference_get_slopes(n), rtol=1e-13, atol=0)
+    np.testing.assert_allclose(slopes, bloom_slopes(n), rtol=1e-13, atol=0)
+
+
+def test_slopes_closed_forms():
+    np.testing.assert_allclose(alibi_slopes(8), [1 / 2**k for k in range(1, 9)])
+    twelve = [2.0**-k for k in range(1, 9)] + [2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5]
+    np.testing.assert_allclose(alibi_slopes(12), twelve, rtol=1e-15)
+    # One head: the reference code returns 2^-8 (2^(-8k/n) with k = n = 1).
+    np.testing.assert_allclose(alibi_slopes(1), [2.0**-8], rtol=1e-15)
+    # numpy integers are accepted
+    np.testing.assert_array_equal(alibi_slopes(np.int64(12)), alibi_slopes(12))
+
+
+def test_slopes_are_decreasing_powers_of_two_for_power_of_two_heads():
+    for n in (2, 4, 16, 64):
+        k = np.arange(1, n + 1)
+        np.testing.assert_allclose(alibi_slopes(n), 2.0 ** (-8 * k / n), rtol=1e-15)
+
+
+heads = st.integers(1, 20)
+lengths = st.integers(1, 24)
+
+
+@FAST
+@given(heads, lengths, st.integers(0, 24))
+def test_causal_bias_depends_only_on_distance(n_heads, q_len, extra_keys):
+    k_len = q_len + extra_keys
+    bias = alibi_bias(n_heads, q_len, k_len)
+    assert bias.shape == (n_heads, q_len, k_len)
+    slopes = np.asarray(reference_get_slopes(n_heads))
+    for r in range(q_len):
+        i = k_len - q_len + r  # absolute position of query r
+        for j in range(k_len):
+            if j <= i:
+                np.testing.assert_allclose(bias[:, r, j], -slopes * (i - j))
+            else:
+                assert np.all(bias[:, r, j] == -np.inf)
+
+
+@FAST
+@given(heads, lengths, lengths)
+def test_symmetric_bias_is_minus_slope_times_abs_distance(n_heads, q_len, k_len):
+    bias = alibi_bias(n_heads, q_len, k_len, causal=False)
+    assert np.isfinite(bias).all()
+    i = np.arange(k_len - q_len, k_len)[:, None]
+    j = np.arange(k_len)[None, :]
+    expected = -np.asarray(reference_get_slopes(n_heads))[:, None, None] * abs(i - j)
+    np.testing.assert_allclose(bias, expected, rtol=1e-13)
+    if q_len == k_len:
+        np.testing.assert_array_equal(bias, np.swapaxes(bias, 1, 2))
+
+
+def test_symmetric_variant_differs_from_causal_on_past_keys_only_by_mask():
+    causal, full = alibi_bias(4, 6, 6), alibi_bias(4, 6, 6, causal=False)
+    past = np.isfinite(causal)
+    np.testing.assert_array_equal(causal[past], full[past])
+    assert np.all(full[~past] < 0)  # future keys get a finite penalty, not -inf
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@FAST
+@given(heads, lengths, st.integers(0, 8), st.integers(0, 2**32 - 1))
+def test_softmax_ignores_a_per_row_constant(n_heads, q_len, extra_keys, seed):
+    """fairseq's +m*j (key index) form gives the same weights as -m*(i-j)."""
+    k_len = q_len + extra_keys
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(n_heads, q_len, k_len))
+    bias = alibi_bias(n_heads, q_len, k_len)
+    slopes = np.asarray(reference_get_slopes(n_heads))[:, None, None]
+    key_index_bias = np.where(np.isfinite(bias), slopes * np.arange(k_len), -np.inf)
+    row_constant = rng.normal(size=(n_heads, q_len, 1)) * 10
+    expected = softmax(scores + bias)
+    np.testing.assert_allclose(softmax(scores + key_index_bias), expected, atol=1e-12)
+    np.testing.assert_allclose(
+        softmax(scores + bias + row_constant), expected, atol=1e-12
+    )
+    assert np.all(expected[~np.isfinite(bias)] == 0)
+
+
+@FAST
+@given(heads, lengths, st.integers(0, 8), st.booleans())
+def test_torch_matches_numpy(n_heads, q_len, extra_keys, causal):
+    k_len = q_len + extra_keys
+    expected = alibi_bias(n_heads, q_len, k_len, causal=causal)
+    for dtype, rtol in ((torch.float64, 1e-15), (torch.float32, 1e-6)):
+        got = alibi_bias_torch(n_heads, q_len, k_len, causal=causal, dtype=dtype)
+        assert got.dtype == dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got.double().numpy(), expected, rtol=rtol)
+
+
+def test_torch_bfloat16_is_rounded_from_float32():
+    exact = alibi_bias_torch(3, 600, 600, dtype=torch.float32)
+    got = alibi_bias_torch(3, 600, 600, dtype=torch.bfloat16)
+    assert torch.equal(got, exact.to(torch.bfloat16))
+
+
+def test_decoding_one_query_is_the_last_row_of_the_full_bias():
+    full = alibi_bias(8, 10, 10)
+    np.testing.assert_array_equal(alibi_bias(8, 1, 10), full[:, -1:, :])
+    np.testing.assert_array_equal(alibi_bias(8, 3, 10), full[:, -3:, :])
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_bad_head_count_raises_value_error(bad):
+    with pytest.raises(ValueError, match=r"n_heads.*" + str(bad)):
+        alibi_slopes(bad)
+
+
+@pytest.mark.parametrize("bad", [2.0, 2.5, "8", None, True])
+def test_non_integer_head_count_raises_type_error(bad):
+    with pytest.raises(TypeError, match="n_heads"):
+        alibi_slopes(bad)
+
+
+@pytest.mark.parametrize("build", [alibi_bias, alibi_bias_torch])
+def test_bad_lengths_raise(build):
+    with pytest.raises(ValueError, match="q_len <= k_len"):
+        build(4, 5, 3)
+    with pytest.raises(ValueError, match="q_len"):
+        build(4, 0, 3)
+    with pytest.raises(ValueError, match="k_len"):
+        build(4, 2, -1, causal=False)
+    with pytest.raises(TypeError, match="k_len"):
+        build(4, 2, 3.0)
+    with pytest.raises(ValueError, match="n_heads"):
+        build(0, 2, 3)
+    assert build(4, 5, 3, causal=False).shape == (4, 5, 3)

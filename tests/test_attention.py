@@ -1,0 +1,234 @@
+"""Tests for posenc_docs.attention, including the permutation demos."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from posenc_docs.alibi import alibi_bias
+from posenc_docs.attention import attention, self_attention
+from posenc_docs.rope import apply_rope
+from posenc_docs.sinusoidal import table
+
+FAST = settings(max_examples=30, deadline=None)
+D_MODEL, D_HEAD = 16, 8
+seeds = st.integers(0, 2**32 - 1)
+
+
+def random_head(seed, t):
+    """A random sequence x (T, d_model) and projections W_q, W_k, W_v."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(t, D_MODEL))
+    w_q, w_k, w_v = rng.normal(size=(3, D_MODEL, D_HEAD)) / math.sqrt(D_MODEL)
+    return x, w_q, w_k, w_v
+
+
+@st.composite
+def sequence_and_permutation(draw, min_len=2):
+    t = draw(st.integers(min_len, 10), label="T")
+    perm = np.array(draw(st.permutations(range(t)), label="perm"))
+    return t, perm
+
+
+def reference_attention(q, k, v, bias, causal):
+    """Row-by-row softmax(q.k/sqrt(d) + bias) v with explicit sums."""
+    t_q, t_k = q.shape[0], k.shape[0]
+    out, weights = np.zeros((t_q, v.shape[1])), np.zeros((t_q, t_k))
+    for r in range(t_q):
+        visible = [j for j in range(t_k) if not causal or j <= t_k - t_q + r]
+        logits = {j: q[r] @ k[j] / math.sqrt(q.shape[1]) + bias[r, j] for j in visible}
+        total = sum(math.exp(s) for s in logits.values())
+        for j, s in logits.items():
+            weights[r, j] = math.exp(s) / total
+            out[r] += weights[r, j] * v[j]
+    return out, weights
+
+
+@FAST
+@given(st.integers(1, 6), st.integers(0, 4), st.booleans(), seeds)
+def test_matches_explicit_formula_and_rows_sum_to_one(t_q, extra, causal, seed):
+    rng = np.random.default_rng(seed)
+    t_k = t_q + extra
+    q, k = rng.normal(size=(t_q, 4)), rng.normal(size=(t_k, 4))
+    v, bias = rng.normal(size=(t_k, 3)), rng.normal(size=(t_q, t_k))
+    out, weights = attention(q, k, v, bias=bias, causal=causal, return_weights=True)
+    want_out, want_weights = reference_attention(q, k, v, bias, causal)
+    np.testing.assert_allclose(weights, want_weights, atol=1e-12)
+    np.testing.assert_allclose(out, want_out, atol=1e-12)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, atol=1e-12)
+    assert out.dtype == np.float64 and np.all(weights >= 0)
+
+
+@FAST
+@given(st.integers(1, 8), st.integers(0, 5), seeds)
+def test_causal_mask_zeroes_future_weights(t_q, extra, seed):
+    rng = np.random.default_rng(seed)
+    t_k = t_q + extra
+    q, k, v = rng.normal(size=(2, t_q, 4)), rng.normal(size=(2, t_k, 4)), None
+    v = rng.normal(size=(2, t_k, 3))
+    _, weights = attention(q, k, v, causal=True, return_weights=True)
+    for r in range(t_q):
+        assert np.all(weights[:, r, t_k - t_q + r + 1 :] == 0)  # keys after query r
+        assert np.all(weights[:, r, : t_k - t_q + r + 1] > 0)
+
+
+@FAST
+@given(sequence_and_permutation(), seeds)
+def test_no_positions_means_permutation_equivariant(t_perm, seed):
+    t, perm = t_perm
+    x, w_q, w_k, w_v = random_head(seed, t)
+    np.testing.assert_allclose(
+        self_attention(x[perm], w_q, w_k, w_v),
+        self_attention(x, w_q, w_k, w_v)[perm],
+        atol=1e-12,
+    )
+
+
+def max_change_under_permutation(perm, run):
+    """How far run(x[perm]) is from run(x)[perm]: 0 iff order is invisible."""
+    return np.abs(run(perm) - run(np.arange(len(perm)))[perm]).max()
+
+
+def not_identity(perm):
+    return not np.array_equal(perm, np.arange(len(perm)))
+
+
+@FAST
+@given(sequence_and_permutation(), seeds)
+def test_sinusoidal_table_breaks_permutation_equivariance(t_perm, seed):
+    t, perm = t_perm
+    assume(not_identity(perm))
+    x, w_q, w_k, w_v = random_head(seed, t)
+    pe = table(t, D_MODEL)  # added by position, not by token
+
+    def run(order):
+        return self_attention(x[order] + pe, w_q, w_k, w_v)
+
+    assert max_change_under_permutation(perm, run) > 1e-6
+
+
+@FAST
+@given(sequence_and_permutation(), seeds)
+def test_rope_breaks_permutation_equivariance(t_perm, seed):
+    t, perm = t_perm
+    assume(not_identity(perm))
+    x, w_q, w_k, w_v = random_head(seed, t)
+
+    def rotate(h):
+        return apply_rope(h, np.arange(t))
+
+    def run(order):
+        return self_attention(x[order], w_q, w_k, w_v, rotate=rotate)
+
+    assert max_change_under_permutation(perm, run) > 1e-6
+
+
+@FAST
+@given(sequence_and_permutation(), seeds)
+def test_causal_alibi_breaks_permutation_equivariance(t_perm, seed):
+    t, perm = t_perm
+    assume(not_identity(perm))
+    x, w_q, w_k, w_v = random_head(seed, t)
+    bias = alibi_bias(1, t, t)[0]  # (T, T), -inf above the diagonal
+
+    def run(order):
+        return self_attention(x[order], w_q, w_k, w_v, bias=bias)
+
+    assert max_change_under_permutation(perm, run) > 1e-6
+
+
+@FAST
+@given(sequence_and_permutation(min_len=3), seeds)
+def test_symmetric_alibi_breaks_equivariance_except_for_reversal(t_perm, seed):
+    t, perm = t_perm
+    reversal = np.arange(t)[::-1]
+    assume(not_identity(perm) and not np.array_equal(perm, reversal))
+    x, w_q, w_k, w_v = random_head(seed, t)
+    bias = alibi_bias(1, t, t, causal=False)[0]  # -m|i - j|, no mask
+
+    def run(order):
+        return self_attention(x[order], w_q, w_k, w_v, bias=bias)
+
+    assert max_change_under_permutation(perm, run) > 1e-6
+    # |i - j| is unchanged by reading the sequence backwards.
+    assert max_change_under_permutation(reversal, run) < 1e-12
+
+
+@FAST
+@given(sequence_and_permutation(), seeds)
+def test_causal_mask_alone_breaks_permutation_equivariance(t_perm, seed):
+    t, perm = t_perm
+    assume(not_identity(perm))
+    x, w_q, w_k, w_v = random_head(seed, t)
+
+    def run(order):
+        return self_attention(x[order], w_q, w_k, w_v, causal=True)
+
+    assert max_change_under_permutation(perm, run) > 1e-6
+
+
+@FAST
+@given(st.integers(2, 8), st.integers(-50, 10_000), seeds)
+def test_rope_scores_depend_only_on_relative_position(t, shift, seed):
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.normal(size=(3, t, D_HEAD))
+    positions = rng.permutation(60)[:t]  # any positions, not only 0..T-1
+    _, weights = attention(
+        apply_rope(q, positions), apply_rope(k, positions), v, return_weights=True
+    )
+    moved = positions + shift
+    _, moved_weights = attention(
+        apply_rope(q, moved), apply_rope(k, moved), v, return_weights=True
+    )
+    np.testing.assert_allclose(moved_weights, weights, atol=1e-9)
+    # without RoPE the same q, k give other weights, so the check can fail
+    assert np.abs(attention(q, k, v, return_weights=True)[1] - weights).max() > 1e-9
+
+
+@pytest.mark.parametrize("n_heads", [1, 4])
+def test_alibi_on_equal_scores_gives_geometric_weights(n_heads):
+    t = 6
+    zeros = np.zeros((n_heads, t, 2))
+    v = np.eye(t)[None].repeat(n_heads, 0)
+    bias = alibi_bias(n_heads, t, t)
+    _, weights = attention(zeros, zeros, v, bias=bias, return_weights=True)
+    slopes = 2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads)
+    for h, m in enumerate(slopes):
+        row = np.exp(-m * np.arange(t)[::-1])  # last query, distances 5..0
+        np.testing.assert_allclose(weights[h, -1], row / row.sum(), rtol=1e-12)
+
+
+@FAST
+@given(st.integers(1, 6), st.integers(0, 4), st.booleans(), seeds)
+def test_torch_matches_numpy(t_q, extra, causal, seed):
+    rng = np.random.default_rng(seed)
+    t_k = t_q + extra
+    q, k = rng.normal(size=(2, 3, t_q, 4)), rng.normal(size=(2, 3, t_k, 4))
+    v = rng.normal(size=(2, 3, t_k, 5))
+    bias = alibi_bias(3, t_q, t_k, causal=causal)
+    want_out, want_weights = attention(
+        q, k, v, bias=bias, causal=causal, return_weights=True
+    )
+    tq, tk, tv, tb = (torch.from_numpy(a) for a in (q, k, v, bias))
+    out, weights = attention(tq, tk, tv, bias=tb, causal=causal, return_weights=True)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.float64
+    np.testing.assert_allclose(out.numpy(), want_out, atol=1e-12)
+    np.testing.assert_allclose(weights.numpy(), want_weights, atol=1e-12)
+    out32 = attention(
+        tq.float(), tk.float(), tv.float(), bias=tb.float(), causal=causal
+    )
+    np.testing.assert_allclose(out32.numpy(), want_out, atol=1e-5)
+
+
+def test_bad_shapes_raise():
+    q, k, v = np.zeros((3, 4)), np.zeros((5, 4)), np.zeros((5, 2))
+    with pytest.raises(ValueError, match="got q"):
+        attention(q, np.zeros((5, 3)), v)
+    with pytest.raises(ValueError, match="got q"):
+        attention(q, k, np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="Tq <= Tk"):
+        attention(np.zeros((6, 4)), k, v, causal=True)
+    assert attention(q, k, v, causal=True).shape == (3, 2)

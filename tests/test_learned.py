@@ -1,0 +1,118 @@
+"""Tests for posenc_docs.learned (learned absolute position table)."""
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_docs.learned import LearnedPositionalEmbedding, parameter_count
+
+FAST = settings(max_examples=30, deadline=None)
+
+
+def test_parameter_count_gpt2_and_bert():
+    assert parameter_count(1024, 768) == 1024 * 768  # GPT-2 small: 786,432
+    assert parameter_count(512, 768) == 512 * 768  # BERT-base: 393,216
+    module = LearnedPositionalEmbedding(1024, 768)
+    assert sum(p.numel() for p in module.parameters()) == 1024 * 768
+
+
+@FAST
+@given(
+    st.integers(1, 40),
+    st.integers(1, 16),
+    st.integers(1, 3),
+    st.data(),
+)
+def test_forward_adds_the_rows_for_offset_to_offset_plus_t(max_len, d, batch, data):
+    t = data.draw(st.integers(1, max_len), label="T")
+    offset = data.draw(st.integers(0, max_len - t), label="offset")
+    module = LearnedPositionalEmbedding(max_len, d)
+    x = torch.randn(batch, t, d)
+    out = module(x, offset=offset)
+    assert out.shape == (batch, t, d)
+    table = module.table.weight
+    for b in range(batch):
+        for i in range(t):
+            torch.testing.assert_close(out[b, i], x[b, i] + table[offset + i])
+
+
+def test_forward_with_explicit_positions_per_batch_row():
+    module = LearnedPositionalEmbedding(10, 4)
+    x = torch.zeros(2, 3, 4)
+    positions = torch.tensor([[0, 1, 2], [5, 5, 9]])  # e.g. left padding
+    out = module(x, positions=positions)
+    torch.testing.assert_close(out[1, 2], module.table.weight[9])
+    torch.testing.assert_close(out[1, 0], out[1, 1])
+    torch.testing.assert_close(out[0], module.table.weight[:3])
+
+
+def test_position_max_len_minus_one_is_the_last_row():
+    module = LearnedPositionalEmbedding(8, 3)
+    out = module(torch.zeros(1, 1, 3), offset=7)
+    torch.testing.assert_close(out[0, 0], module.table.weight[7])
+    assert module(torch.zeros(1, 8, 3)).shape == (1, 8, 3)
+
+
+@pytest.mark.parametrize("max_len", [512, 1024])
+def test_position_max_len_raises_index_error_naming_the_ceiling(max_len):
+    module = LearnedPositionalEmbedding(max_len, 4)
+    x = torch.zeros(1, max_len + 1, 4)  # one token too many
+    with pytest.raises(IndexError) as err:
+        module(x)
+    message = str(err.value)
+    assert "no row" in message
+    assert f"position {max_len}" in message
+    assert f"max_len={max_len}" in message
+    with pytest.raises(IndexError, match=f"position {max_len}"):
+        module(torch.zeros(1, 1, 4), offset=max_len)
+    with pytest.raises(IndexError, match="no row"):
+        module(torch.zeros(1, 2, 4), positions=torch.tensor([0, max_len]))
+
+
+def test_negative_position_raises_index_error():
+    module = LearnedPositionalEmbedding(8, 3)
+    with pytest.raises(IndexError, match="-1"):
+        module(torch.zeros(1, 2, 3), positions=torch.tensor([-1, 0]))
+
+
+def test_gradients_reach_used_rows_only():
+    module = LearnedPositionalEmbedding(6, 3)
+    x = torch.randn(2, 4, 3, requires_grad=True)
+    module(x, offset=1).sum().backward()
+    grad = module.table.weight.grad
+    torch.testing.assert_close(grad[1:5], torch.full((4, 3), 2.0))  # batch of 2
+    assert torch.all(grad[0] == 0) and torch.all(grad[5] == 0)
+    torch.testing.assert_close(x.grad, torch.ones_like(x))
+
+
+@pytest.mark.parametrize(
+    ("max_len", "d", "error", "name"),
+    [
+        (0, 4, ValueError, "max_len"),
+        (-1, 4, ValueError, "max_len"),
+        (4, 0, ValueError, "d"),
+        (4.0, 4, TypeError, "max_len"),
+        (4, 2.5, TypeError, "d"),
+        (True, 4, TypeError, "max_len"),
+    ],
+)
+def test_bad_sizes_raise(max_len, d, error, name):
+    with pytest.raises(
+        error, match=rf"\b{name}\b.*{max_len if name == 'max_len' else d}"
+    ):
+        LearnedPositionalEmbedding(max_len, d)
+    with pytest.raises(error, match=rf"\b{name}\b"):
+        parameter_count(max_len, d)
+
+
+def test_bad_forward_inputs_raise():
+    module = LearnedPositionalEmbedding(8, 3)
+    with pytest.raises(ValueError, match=r"\(\.\.\., T, 3\)"):
+        module(torch.zeros(1, 2, 4))
+    with pytest.raises(ValueError, match="offset.*-1"):
+        module(torch.zeros(1, 2, 3), offset=-1)
+    with pytest.raises(TypeError, match="offset"):
+        module(torch.zeros(1, 2, 3), offset=1.5)
+    with pytest.raises(TypeError, match="positions.*float"):
+        module(torch.zeros(1, 2, 3), positions=torch.tensor([0.0, 1.0]))
