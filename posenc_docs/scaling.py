@@ -1,0 +1,481 @@
+"""RoPE context extension: new rotation frequencies for longer contexts.
+
+Every method returns ``(inv_freq, attention_factor)`` like Hugging Face
+transformers' ``modeling_rope_utils``: ``inv_freq`` is a float64 array of the d/2
+pair frequencies theta'_i (feed it to ``posenc_docs.rope.apply_rope(...,
+inv_freq=inv_freq)``) and ``attention_factor`` multiplies **both** cos and sin, so
+the attention logits grow by its square (with ``apply_rope``, multiply the rotated
+q and k by it). Apply it there once, never again in the softmax temperature.
+Notation: d rotary dim, b base, s factor, L0 original context length,
+theta_i = b**(-2i/d), lambda_i = 2*pi/theta_i (wavelength).
+"""
+
+import math
+
+import numpy as np
+
+from posenc_docs.rope import inv_freq as rope_inv_freq
+
+
+def _require(ok: bool, name: str, value, rule: str) -> None:
+    if not ok:
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+
+
+def _check_dim_and_base(d: int, base: float) -> None:
+    is_int = isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+    _require(is_int and d > 0 and d % 2 == 0, "d", d, "a positive even integer")
+    _require(math.isfinite(base) and base > 1, "base", base, "a finite number > 1")
+
+
+def _check_factor(factor: float, name: str = "factor") -> None:
+    _require(math.isfinite(factor) and factor >= 1, name, factor, "finite and >= 1")
+
+
+def _check_positive(value: float, name: str) -> None:
+    _require(math.isfinite(value) and value > 0, name, value, "finite and > 0")
+
+
+def _ntk_base(d: int, base: float, ratio: float) -> float:
+    """NTK-aware base b * ratio**(d/(d-2)): lowest pair slows by 1/ratio."""
+    _require(d >= 4, "d", d, ">= 4 for an NTK base change (d/(d-2) exponent)")
+    return base * ratio ** (d / (d - 2))
+
+
+# --8<-- [start:wavelengths]
+def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
+    """Wavelength of each pair in tokens, ``lambda_i = 2*pi / theta_i``."""
+    return 2 * np.pi / np.asarray(inv_freq, dtype=np.float64)
+
+
+# --8<-- [end:wavelengths]
+
+
+# --8<-- [start:scale_per_pair]
+def scale_per_pair(
+    scaled_inv_freq: np.ndarray, base_inv_freq: np.ndarray
+) -> np.ndarray:
+    """Per-pair slow-down ``theta_i / theta'_i`` (1 = unchanged, s = interpolated)."""
+    scaled, unscaled = np.asarray(scaled_inv_freq), np.asarray(base_inv_freq)
+    _require(scaled.shape == unscaled.shape, "scaled_inv_freq", scaled, "same shape")
+    return unscaled.astype(np.float64) / scaled
+
+
+# --8<-- [end:scale_per_pair]
+
+
+# --8<-- [start:linear]
+def linear(d: int, base: float = 10000.0, *, factor: float):
+    """Position interpolation (PI): every frequency divided by ``factor``.
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (positive, even) and RoPE base b > 1.
+    factor : float
+        Context extension s >= 1.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies theta'_i.
+    attention_factor : float
+        Always 1.0 for this method.
+
+    Notes
+    -----
+    theta'_i = theta_i / s, the same as feeding positions m / s. Attention factor 1.
+    """
+    _check_dim_and_base(d, base)
+    _check_factor(factor)
+    return rope_inv_freq(d, base) / factor, 1.0
+
+
+# --8<-- [end:linear]
+
+
+# --8<-- [start:ntk]
+def ntk(d: int, base: float = 10000.0, *, factor: float):
+    """Static NTK-aware scaling: a larger base instead of smaller frequencies.
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (even, >= 4) and RoPE base b > 1.
+    factor : float
+        Context extension s >= 1.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies theta'_i.
+    attention_factor : float
+        Always 1.0 for this method.
+
+    Notes
+    -----
+    b' = b * s**(d/(d-2)) and theta'_i = b'**(-2i/d). The exponent makes the
+    lowest pair (i = d/2-1) exactly theta/s while pair 0 stays 1. Factor 1.
+    """
+    _check_dim_and_base(d, base)
+    _check_factor(factor)
+    return rope_inv_freq(d, _ntk_base(d, base, factor)), 1.0
+
+
+# --8<-- [end:ntk]
+
+
+# --8<-- [start:dynamic_ntk_base]
+def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
+    """The base b' that dynamic NTK uses at sequence length ``seq_len``.
+
+    Notes
+    -----
+    L = max(seq_len, Lmax) (Lmax when seq_len is None) and
+    b' = b * (s*L/Lmax - (s-1))**(d/(d-2)); b' = b for L <= Lmax. At L = s*Lmax,
+    b' = b*(s**2-s+1)**(d/(d-2)), not the static NTK base b*s**(d/(d-2)).
+    """
+    _check_dim_and_base(d, base)
+    _check_factor(factor)
+    _check_positive(max_position_embeddings, "max_position_embeddings")
+    if seq_len is not None:
+        _check_positive(seq_len, "seq_len")
+    Lmax = max_position_embeddings
+    length = max(seq_len or 0, Lmax)
+    # s*L/Lmax - (s-1) written as 1 + s*(L-Lmax)/Lmax: exactly 1 (b' = b) at L = Lmax
+    return _ntk_base(d, base, 1 + factor * (length - Lmax) / Lmax)
+
+
+# --8<-- [end:dynamic_ntk_base]
+
+
+# --8<-- [start:dynamic_ntk]
+def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
+    """Dynamic NTK: NTK base grown with the running length (HF ``"dynamic"``).
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (even, >= 4) and RoPE base b > 1.
+    factor : float
+        s >= 1.
+    max_position_embeddings : int
+        Lmax, the *original* trained length (not original_max_position_embeddings).
+    seq_len : int, optional
+        Current length max(position_ids) + 1; recompute when it changes.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies theta'_i.
+    attention_factor : float
+        Always 1.0 for this method.
+
+    Notes
+    -----
+    theta'_i = b'**(-2i/d) with b' from :func:`dynamic_ntk_base`; unchanged for
+    seq_len <= Lmax.
+    """
+    new_base = dynamic_ntk_base(
+        d,
+        base,
+        factor=factor,
+        seq_len=seq_len,
+        max_position_embeddings=max_position_embeddings,
+    )
+    return rope_inv_freq(d, new_base), 1.0
+
+
+# --8<-- [end:dynamic_ntk]
+
+
+# --8<-- [start:yarn_correction_dim]
+def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings):
+    """Pair index (real-valued) that turns ``num_rotations`` times within L0.
+
+    Notes
+    -----
+    c(r) = d * ln(L0 / (2*pi*r)) / (2 * ln b), solving L0 * theta_c = 2*pi*r.
+    """
+    ratio = original_max_position_embeddings / (2 * math.pi * num_rotations)
+    return d * math.log(ratio) / (2 * math.log(base))
+
+
+# --8<-- [end:yarn_correction_dim]
+
+
+# --8<-- [start:yarn_ramp_bounds]
+def yarn_ramp_bounds(
+    d,
+    base=10000.0,
+    *,
+    original_max_position_embeddings,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    truncate=True,
+):
+    """YaRN ramp bounds (low, high) in pair-index units.
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (positive, even) and RoPE base b > 1.
+    original_max_position_embeddings : int
+        L0, the trained context length.
+    beta_fast, beta_slow : float
+        Rotations within L0 above which a pair is kept / below which it is
+        interpolated (32 and 1); beta_fast > beta_slow > 0.
+    truncate : bool
+        Round the bounds outwards to integers (HF default True).
+
+    Notes
+    -----
+    low = c(beta_fast), high = c(beta_slow); with ``truncate`` floor(low) and
+    ceil(high). Then low >= 0 and high <= d - 1 (d - 1, as in HF and the YaRN repo).
+    """
+    _check_dim_and_base(d, base)
+    L0 = original_max_position_embeddings
+    _check_positive(L0, "original_max_position_embeddings")
+    _check_positive(beta_slow, "beta_slow")
+    _require(beta_fast > beta_slow, "beta_fast", beta_fast, f"> beta_slow={beta_slow}")
+    low = yarn_correction_dim(beta_fast, d, base, L0)
+    high = yarn_correction_dim(beta_slow, d, base, L0)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    rule = f"in range for a non-empty ramp (low={low}, high={high})"
+    _require(low <= high, "original_max_position_embeddings", L0, rule)
+    return low, high
+
+
+# --8<-- [end:yarn_ramp_bounds]
+
+
+# --8<-- [start:yarn_mscale]
+def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+    """YaRN magnitude g(s, mu) = 0.1*mu*ln(s) + 1 for s > 1, else 1 (sqrt(1/t))."""
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+# --8<-- [end:yarn_mscale]
+
+
+def _yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
+    """0 below low (keep theta), 1 above high (theta / s), linear in between."""
+    if low == high:
+        high += 0.001  # avoid dividing by zero, as HF does
+    return np.clip((np.arange(n_pairs, dtype=np.float64) - low) / (high - low), 0, 1)
+
+
+def _yarn_attention_factor(factor, mscale, mscale_all_dim, attention_factor):
+    if attention_factor is not None:
+        _check_positive(attention_factor, "attention_factor")
+        return float(attention_factor)
+    if mscale and mscale_all_dim:  # truthiness as in HF: 0 means unset
+        return yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)
+    return yarn_mscale(factor)
+
+
+# --8<-- [start:yarn]
+def yarn(
+    d,
+    base=10000.0,
+    *,
+    factor,
+    original_max_position_embeddings,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    mscale=None,
+    mscale_all_dim=None,
+    attention_factor=None,
+    truncate=True,
+):
+    """YaRN: keep fast pairs, interpolate slow pairs, ramp between (HF ``"yarn"``).
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (positive, even) and RoPE base b > 1.
+    factor : float
+        Context extension s >= 1.
+    original_max_position_embeddings, beta_fast, beta_slow, truncate
+        As in :func:`yarn_ramp_bounds`.
+    mscale, mscale_all_dim : float, optional
+        DeepSeek-style magnitudes; used only when both are set (non-zero).
+    attention_factor : float, optional
+        Explicit value, overriding the rule below.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+    attention_factor : float
+        Multiplies cos and sin (logits scale by its square).
+
+    Notes
+    -----
+    ramp_i = clip((i - low)/(high - low), 0, 1) with (low, high) from
+    :func:`yarn_ramp_bounds`; theta'_i = theta_i*(1 - ramp_i) + (theta_i/s)*ramp_i.
+    Pairs with > beta_fast rotations in L0 keep theta, < beta_slow get theta/s.
+    attention_factor: the explicit value, else g(s, mscale)/g(s, mscale_all_dim)
+    when both are set, else g(s, 1) = 0.1 ln s + 1 (:func:`yarn_mscale`).
+    """
+    _check_factor(factor)
+    low, high = yarn_ramp_bounds(
+        d,
+        base,
+        original_max_position_embeddings=original_max_position_embeddings,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        truncate=truncate,
+    )
+    theta = rope_inv_freq(d, base)  # (d/2,)
+    ramp = _yarn_ramp(low, high, d // 2)  # (d/2,)
+    scaled = theta * (1 - ramp) + (theta / factor) * ramp
+    return scaled, _yarn_attention_factor(
+        factor, mscale, mscale_all_dim, attention_factor
+    )
+
+
+# --8<-- [end:yarn]
+
+
+def _pair_factors(values, name: str, d: int) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    _require(array.shape == (d // 2,), name, array.shape, f"of length d/2={d // 2}")
+    _require(bool(np.all(np.isfinite(array) & (array > 0))), name, values, "all > 0")
+    return array
+
+
+# --8<-- [start:longrope]
+def longrope(
+    d,
+    base=10000.0,
+    *,
+    short_factor,
+    long_factor,
+    original_max_position_embeddings,
+    factor=None,
+    max_position_embeddings=None,
+    seq_len=None,
+    attention_factor=None,
+):
+    """LongRoPE / Phi-3: searched per-pair rescale factors (HF ``"longrope"``).
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (positive, even) and RoPE base b > 1.
+    short_factor, long_factor : sequence of float, length d/2
+        Per-pair divisors f_i > 0 for short and long sequences.
+    original_max_position_embeddings : int
+        L0 > 1, the trained context length.
+    factor : float, optional
+        s >= 1; defaults to max_position_embeddings / L0.
+    max_position_embeddings : int, optional
+        Extended length, used only when ``factor`` is None.
+    seq_len : int, optional
+        Current length; long_factor is used when seq_len > L0.
+    attention_factor : float, optional
+        Explicit value, overriding the rule below.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+    attention_factor : float
+        Multiplies cos and sin (logits scale by its square).
+
+    Notes
+    -----
+    theta'_i = theta_i / f_i with f = long_factor if seq_len > L0 else short_factor.
+    s = factor, or max_position_embeddings / L0 when factor is None.
+    attention_factor: the explicit value, else sqrt(1 + ln s / ln L0) for s > 1, else 1.
+    """
+    _check_dim_and_base(d, base)
+    L0 = original_max_position_embeddings
+    _require(
+        L0 > 1 and math.isfinite(L0), "original_max_position_embeddings", L0, "> 1"
+    )
+    short = _pair_factors(short_factor, "short_factor", d)
+    long = _pair_factors(long_factor, "long_factor", d)
+    if seq_len is not None:
+        _check_positive(seq_len, "seq_len")
+    rescale = long if seq_len is not None and seq_len > L0 else short  # (d/2,)
+    scale = _longrope_scale(factor, max_position_embeddings, L0)
+    if attention_factor is None:
+        attention_factor = math.sqrt(1 + math.log(scale) / math.log(L0))
+    _check_positive(attention_factor, "attention_factor")
+    return rope_inv_freq(d, base) / rescale, float(attention_factor)
+
+
+# --8<-- [end:longrope]
+
+
+def _longrope_scale(factor, max_position_embeddings, L0) -> float:
+    if factor is not None:
+        _check_factor(factor)
+        return factor
+    _require(
+        max_position_embeddings is not None,
+        "factor",
+        factor,
+        "set or max_position_embeddings given",
+    )
+    _check_positive(max_position_embeddings, "max_position_embeddings")
+    scale = max_position_embeddings / L0
+    _check_factor(scale, "max_position_embeddings / original_max_position_embeddings")
+    return scale
+
+
+# --8<-- [start:llama3]
+def llama3(
+    d,
+    base=10000.0,
+    *,
+    factor,
+    low_freq_factor,
+    high_freq_factor,
+    original_max_position_embeddings,
+):
+    """Llama 3.1 scaling by wavelength band (Meta ``apply_scaling``, HF ``"llama3"``).
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension (positive, even) and RoPE base b > 1.
+    factor : float
+        s >= 1 (Meta: 8; Llama-3.2 1B/3B: 32).
+    low_freq_factor, high_freq_factor : float
+        0 < low < high (Meta: 1 and 4).
+    original_max_position_embeddings : int
+        L0, the trained context length (Meta: 8192).
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies theta'_i.
+    attention_factor : float
+        Always 1.0 for this method.
+
+    Notes
+    -----
+    lambda_hi = L0/high_freq_factor, lambda_lo = L0/low_freq_factor. lambda_i <
+    lambda_hi keeps theta_i; lambda_i > lambda_lo gets theta_i/s; otherwise
+    (boundaries included) sigma = (L0/lambda_i - low)/(high - low) and
+    theta'_i = (1 - sigma)*theta_i/s + sigma*theta_i. Attention factor 1.
+    """
+    _check_dim_and_base(d, base)
+    _check_factor(factor)
+    L0, low, high = original_max_position_embeddings, low_freq_factor, high_freq_factor
+    _check_positive(L0, "original_max_position_embeddings")
+    _check_positive(low, "low_freq_factor")
+    _require(high > low, "low_freq_factor", low, f"< high_freq_factor={high}")
+    theta = rope_inv_freq(d, base)  # (d/2,)
+    wavelength = 2 * np.pi / theta  # (d/2,)
+    sigma = (L0 / wavelength - low) / (high - low)
+    blended = (1 - sigma) * theta / factor + sigma * theta
+    is_slow = wavelength > L0 / low
+    is_fast = wavelength < L0 / high
+    return np.where(is_fast, theta, np.where(is_slow, theta / factor, blended)), 1.0
+
+
+# --8<-- [end:llama3]
