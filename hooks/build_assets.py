@@ -44,13 +44,14 @@ def katex_files(dist: Path) -> dict[str, bytes]:
 
 
 def inputs_digest(project_dir: Path) -> str:
-    """Hash of everything a figure can depend on: package sources and matplotlib."""
+    """Hash of everything a figure can depend on: package files and matplotlib."""
     import matplotlib
     import numpy
 
     digest = hashlib.sha256(f"{matplotlib.__version__} {numpy.__version__}".encode())
-    for path in sorted((project_dir / "posenc_docs").rglob("*.py")):
-        digest.update(path.as_posix().encode() + path.read_bytes())
+    for path in sorted((project_dir / "posenc_docs").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.as_posix().encode() + path.read_bytes())
     return digest.hexdigest()
 
 

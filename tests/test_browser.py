@@ -21,8 +21,8 @@ def test_every_page_stays_local_and_error_free(guarded, site_url, html_pages):
         assert tab.errors == [], f"{page}: {tab.errors}"
         text = tab.page.evaluate(
             "() => { const c = document.querySelector('.md-content').cloneNode(true);"
-            " c.querySelectorAll('pre, code, .katex, script, style').forEach(e => e.remove());"
-            " return c.innerText; }"
+            " c.querySelectorAll('pre, code, .katex, script, style')"
+            ".forEach(e => e.remove()); return c.innerText; }"
         )
         raw = [t for t in RAW_TEX if t in text]
         assert not raw, f"{page}: TeX left unrendered: {raw}"

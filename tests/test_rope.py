@@ -1,0 +1,437 @@
+"""Tests for posenc_docs.rope.
+
+Golden references are rebuilt here from the primary sources: the block-diagonal
+rotation matrix R_m of RoFormer (Su et al. 2021, eq. 15) for the interleaved
+layout, and Hugging Face's ``x * cos + rotate_half(x) * sin`` for the half layout.
+"""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_docs.rope import (
+    LAYOUTS,
+    RotaryEmbedding,
+    angles,
+    apply_rope,
+    apply_rope_complex,
+    half_to_interleaved_permutation,
+    interleaved_to_half_permutation,
+    inv_freq,
+    permute_qk_weight,
+)
+
+FAST = settings(max_examples=30, deadline=None)
+FORMS = ("interleaved", "half", "complex")
+BACKENDS = ("numpy", "torch64")
+BF16_ATOL = 2e-2  # bf16 output rounding (~4e-3) + float32 angles at 131k (~1e-2)
+
+even_dims = st.sampled_from([2, 4, 8, 16, 64])
+positions_st = st.integers(0, 100_000)
+seeds = st.integers(0, 2**32 - 1)
+
+
+def rotate(form, backend, x, positions, **kwargs):
+    """Apply one RoPE form with one backend; always return a float64 array."""
+    if backend == "torch64":
+        x, positions = torch.from_numpy(x), torch.as_tensor(positions)
+    if form == "complex":
+        out = apply_rope_complex(x, positions, **kwargs)
+    else:
+        out = apply_rope(x, positions, layout=form, **kwargs)
+    return out.numpy() if backend == "torch64" else out
+
+
+def paper_theta(d, base=10000.0):
+    """RoFormer eq. 15: theta_i = base^(-2(i-1)/d), i = 1..d/2."""
+    return np.array([base ** (-2 * (i - 1) / d) for i in range(1, d // 2 + 1)])
+
+
+def roformer_matrix(m, d, base=10000.0):
+    """R_m of RoFormer eq. 15: 2x2 rotations by m*theta_i down the diagonal."""
+    R = np.zeros((d, d))
+    for i, theta in enumerate(paper_theta(d, base)):
+        c, s = np.cos(m * theta), np.sin(m * theta)
+        R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
+    return R
+
+
+def half_matrix(m, d, base=10000.0):
+    """HF LLaMA: x*cos + rotate_half(x)*sin with cos = [cos, cos], as a matrix."""
+    emb = np.concatenate([m * paper_theta(d, base)] * 2)  # (d,)
+    half = d // 2
+    rotate_half = np.zeros((d, d))  # rotate_half(x) = [-x2, x1]
+    rotate_half[:half, half:] = -np.eye(half)
+    rotate_half[half:, :half] = np.eye(half)
+    return np.diag(np.cos(emb)) + np.diag(np.sin(emb)) @ rotate_half
+
+
+# ---------------------------------------------------------------- properties
+
+
+@FAST
+@given(
+    form=st.sampled_from(FORMS),
+    backend=st.sampled_from(BACKENDS),
+    d=even_dims,
+    m=positions_st,
+    n=positions_st,
+    shift=positions_st,
+    seed=seeds,
+)
+def test_score_depends_only_on_relative_position(form, backend, d, m, n, shift, seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, 1, d))  # (T=1, d) each
+
+    def score(qpos, kpos):
+        q_rot = rotate(form, backend, q, [qpos])
+        return float(q_rot[0] @ rotate(form, backend, k, [kpos])[0])
+
+    assert score(m, n) == pytest.approx(score(m + shift, n + shift), abs=1e-8 * d)
+
+
+@FAST
+@given(
+    form=st.sampled_from(FORMS),
+    backend=st.sampled_from(BACKENDS),
+    d=even_dims,
+    positions=st.lists(st.floats(-1e5, 1e5), min_size=1, max_size=6),
+    seed=seeds,
+)
+def test_rotation_preserves_norm(form, backend, d, positions, seed):
+    x = np.random.default_rng(seed).standard_normal((len(positions), d))
+    out = rotate(form, backend, x, positions)
+    np.testing.assert_allclose(
+        np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("dtype", [np.float64, torch.float32, torch.bfloat16])
+def test_position_zero_is_identity(form, dtype):
+    x = np.random.default_rng(0).standard_normal((2, 5, 16))
+    if dtype is not np.float64:
+        x = torch.from_numpy(x).to(dtype)
+    if form == "complex":
+        out = apply_rope_complex(x, [0] * 5)
+    else:
+        out = apply_rope(x, [0] * 5, layout=form)
+    assert out.dtype == x.dtype
+    assert (out == x).all()
+
+
+@FAST
+@given(
+    form=st.sampled_from(FORMS),
+    backend=st.sampled_from(BACKENDS),
+    d=even_dims,
+    m=positions_st,
+    n=positions_st,
+    seed=seeds,
+)
+def test_rotating_by_m_then_n_is_rotating_by_m_plus_n(form, backend, d, m, n, seed):
+    x = np.random.default_rng(seed).standard_normal((3, d))
+    twice = rotate(form, backend, rotate(form, backend, x, [m] * 3), [n] * 3)
+    np.testing.assert_allclose(twice, rotate(form, backend, x, [m + n] * 3), atol=1e-9)
+
+
+# ------------------------------------------------------------ golden values
+
+
+@pytest.mark.parametrize("d", [2, 8, 16])
+@pytest.mark.parametrize("base", [10000.0, 500000.0])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matches_roformer_rotation_matrix(d, base, backend):
+    positions = [0, 1, 7, 1000, 123_456]
+    x = np.random.default_rng(d).standard_normal((len(positions), d))
+    expected = np.stack(
+        [roformer_matrix(m, d, base) @ v for m, v in zip(positions, x, strict=True)]
+    )
+    for form in ("interleaved", "complex"):
+        out = rotate(form, backend, x, positions, base=base)
+        np.testing.assert_allclose(out, expected, atol=1e-10)
+    expected_half = np.stack(
+        [half_matrix(m, d, base) @ v for m, v in zip(positions, x, strict=True)]
+    )
+    out = rotate("half", backend, x, positions, base=base)
+    np.testing.assert_allclose(out, expected_half, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_complex_form_equals_interleaved(backend):
+    x = np.random.default_rng(1).standard_normal((2, 3, 7, 32))
+    positions = np.arange(7) * 997
+    np.testing.assert_allclose(
+        rotate("complex", backend, x, positions),
+        rotate("interleaved", backend, x, positions),
+        atol=1e-10,
+    )
+
+
+def test_inv_freq_and_angles_follow_the_paper():
+    np.testing.assert_allclose(inv_freq(64, 500000.0), paper_theta(64, 500000.0))
+    pos = np.array([0, 3, 131_071])
+    np.testing.assert_array_equal(
+        angles(pos, inv_freq(8)), np.outer(pos, paper_theta(8))
+    )
+    assert angles(torch.tensor(pos), torch.ones(4)).dtype == torch.float32
+    assert angles(torch.tensor(pos), torch.ones(4, dtype=torch.bfloat16)).dtype == (
+        torch.float32
+    )
+    assert angles(torch.tensor(pos), inv_freq(8)).dtype == torch.float64
+    # float32 holds every position below 2^24 exactly; bf16 would not (131071 -> 131072)
+    assert angles(torch.tensor(pos), torch.ones(1))[-1, 0].item() == 131_071
+    assert angles(pos.reshape(1, 3), inv_freq(8)).shape == (1, 3, 4)
+
+
+# --------------------------------------------------- layouts and permutations
+
+
+def attention_scores(x, w_q, w_k, n_heads, layout, positions):
+    """(n_heads, T, T) RoPE logits q_m . k_n of one layer, without scaling."""
+    T, d = x.shape[0], w_q.shape[0] // n_heads
+
+    def heads(w):  # (T, hidden) @ (hidden, n_heads*d) -> (n_heads, T, d)
+        y = (x @ w.T).reshape(T, n_heads, d).transpose(1, 0, 2)
+        return apply_rope(y, positions, layout=layout)
+
+    return heads(w_q) @ heads(w_k).transpose(0, 2, 1)
+
+
+@FAST
+@given(n_heads=st.integers(1, 4), d=st.sampled_from([4, 8, 16]), seed=seeds)
+def test_layouts_give_identical_scores_after_permuting_weights(n_heads, d, seed):
+    rng = np.random.default_rng(seed)
+    hidden, T = 12, 6
+    x = rng.standard_normal((T, hidden))
+    w_q, w_k = rng.standard_normal((2, n_heads * d, hidden))  # Meta (interleaved)
+    positions = rng.integers(0, 5000, T)
+    meta = attention_scores(x, w_q, w_k, n_heads, "interleaved", positions)
+
+    to_half = interleaved_to_half_permutation(d)
+    w_q_hf, w_k_hf = (permute_qk_weight(w, n_heads, to_half) for w in (w_q, w_k))
+    hf = attention_scores(x, w_q_hf, w_k_hf, n_heads, "half", positions)
+    np.testing.assert_allclose(hf, meta, atol=1e-9)
+    # the pitfall: half layout on unpermuted Meta weights gives other scores
+    wrong = attention_scores(x, w_q, w_k, n_heads, "half", positions)
+    assert not np.allclose(wrong, meta, atol=1e-3)
+
+    to_interleaved = half_to_interleaved_permutation(d)
+    back = permute_qk_weight(w_q_hf, n_heads, to_interleaved)
+    np.testing.assert_array_equal(back, w_q)
+    w_torch = permute_qk_weight(torch.from_numpy(w_q), n_heads, to_half)
+    np.testing.assert_array_equal(w_torch.numpy(), w_q_hf)
+
+
+@pytest.mark.parametrize("d", [2, 4, 8, 128])
+def test_permutations_match_hf_conversion_and_invert(d):
+    n_heads, hidden = 3, 5
+    w = np.arange(n_heads * d * hidden, dtype=float).reshape(n_heads * d, hidden)
+    expected = np.empty_like(w)  # HF permute: new row c*d/2 + i <- old row 2i + c
+    for head in range(n_heads):
+        for c in (0, 1):
+            for i in range(d // 2):
+                expected[head * d + c * d // 2 + i] = w[head * d + 2 * i + c]
+    to_half, to_inter = (
+        interleaved_to_half_permutation(d),
+        half_to_interleaved_permutation(d),
+    )
+    np.testing.assert_array_equal(permute_qk_weight(w, n_heads, to_half), expected)
+    np.testing.assert_array_equal(to_half[to_inter], np.arange(d))
+    np.testing.assert_array_equal(to_inter[to_half], np.arange(d))
+    bias = w[:, 0]  # a q/k bias is permuted the same way
+    np.testing.assert_array_equal(
+        permute_qk_weight(bias, n_heads, to_half), expected[:, 0]
+    )
+
+
+# -------------------------------------------------------- torch vs NumPy, dtypes
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_torch_agrees_with_numpy(form):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 9, 16))
+    positions = rng.integers(0, 2048, (2, 1, 9))  # per-sequence positions
+    scaled = inv_freq(16) / 4  # e.g. from a scaling method
+    for kwargs in ({}, {"inv_freq": scaled}, {"base": 500000.0}):
+        ref = rotate(form, "numpy", x, positions, **kwargs)
+        np.testing.assert_allclose(
+            rotate(form, "torch64", x, positions, **kwargs), ref, atol=1e-12
+        )
+        x32 = torch.from_numpy(x).float()
+        if form == "complex":
+            out32 = apply_rope_complex(x32, torch.from_numpy(positions), **kwargs)
+        else:
+            out32 = apply_rope(x32, torch.from_numpy(positions), layout=form, **kwargs)
+        assert out32.dtype == torch.float32
+        # float32 angles drift ~6e-8 * position (reference_numerics.md section 4)
+        np.testing.assert_allclose(out32.numpy(), ref, atol=1e-6 + 2e-7 * 2048 * 4)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_torch_non_contiguous_input(layout):
+    big = torch.randn(2, 9, 3, 2 * 16 + 1, generator=torch.Generator().manual_seed(3))
+    x = big[..., 1:17].transpose(1, 2)  # (B, H, T, d): odd offset, strided
+    positions = torch.arange(9)
+    expected = apply_rope(x.contiguous(), positions, layout=layout)
+    torch.testing.assert_close(apply_rope(x, positions, layout=layout), expected)
+
+
+def _bf16_case():
+    gen = torch.Generator().manual_seed(0)
+    d, T = 128, 256
+    near_end = torch.arange(131_072 - 128, 131_072 + 1)
+    positions = torch.cat(
+        [near_end, torch.randint(0, 131_073, (T - 129,), generator=gen)]
+    )
+    x = (torch.rand(2, T, d, generator=gen) * 2 - 1).to(torch.bfloat16)  # unit scale
+    return x, positions
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_bf16_inputs_at_large_positions_stay_accurate(layout):
+    x, positions = _bf16_case()
+    ref = apply_rope(x.double().numpy(), positions.numpy(), layout=layout)
+    out = apply_rope(x, positions, layout=layout)
+    assert out.dtype == torch.bfloat16
+    np.testing.assert_allclose(out.double().numpy(), ref, atol=BF16_ATOL)
+
+
+def test_bf16_angles_would_fail_the_same_tolerance():
+    x, positions = _bf16_case()
+    theta = torch.from_numpy(inv_freq(x.shape[-1]))
+    angle = (positions.to(torch.bfloat16)[:, None] * theta.to(torch.bfloat16)).float()
+    cos, sin = angle.cos(), angle.sin()
+    x1, x2 = x.float().chunk(2, dim=-1)
+    naive = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1).bfloat16()
+    ref = apply_rope(x.double().numpy(), positions.numpy(), layout="half")
+    assert np.abs(naive.double().numpy() - ref).max() > 10 * BF16_ATOL
+
+
+# ------------------------------------------------------------ RotaryEmbedding
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_module_offset_decoding_matches_full_sequence(layout):
+    gen = torch.Generator().manual_seed(4)
+    q, k = (
+        torch.randn(2, 3, 10, 8, generator=gen),
+        torch.randn(2, 1, 10, 8, generator=gen),
+    )
+    rope = RotaryEmbedding(8, layout=layout, max_len=16)
+    q_full, k_full = rope(q, k)
+    torch.testing.assert_close(q_full, apply_rope(q, torch.arange(10), layout=layout))
+    for t in range(10):
+        q_t, k_t = rope(q[..., t : t + 1, :], k[..., t : t + 1, :], offset=t)
+        torch.testing.assert_close(q_t, q_full[..., t : t + 1, :])
+        torch.testing.assert_close(k_t, k_full[..., t : t + 1, :])
+
+
+@pytest.mark.parametrize("cast", ["bfloat16", "half", "double", "to_dtype_in_parent"])
+def test_module_cast_keeps_float32_buffers(cast):
+    rope = RotaryEmbedding(64, max_len=8192, layout="interleaved")
+    theta, cos = rope.inv_freq.clone(), rope.cos_cached.clone()
+    if cast == "to_dtype_in_parent":
+        torch.nn.ModuleDict({"rope": rope}).to(torch.bfloat16)
+    else:
+        getattr(rope, cast)()
+    for buffer, before in ((rope.inv_freq, theta), (rope.cos_cached, cos)):
+        assert buffer.dtype == torch.float32
+        assert torch.equal(buffer, before)
+    assert rope.state_dict() == {}  # non-persistent: checkpoints stay clean
+
+    q = torch.rand(1, 2, 4, 64, dtype=torch.float64).to(torch.bfloat16)
+    q_rot, _ = rope(q, q, offset=8000)
+    assert q_rot.dtype == torch.bfloat16
+    ref = apply_rope(q.double().numpy(), np.arange(8000, 8004))
+    np.testing.assert_allclose(q_rot.double().numpy(), ref, atol=BF16_ATOL)
+
+
+def test_module_cache_grows_past_max_len():
+    rope = RotaryEmbedding(16, max_len=4)
+    q = torch.randn(1, 2, 3, 16, generator=torch.Generator().manual_seed(5))
+    q_rot, _ = rope(q, q, offset=10)
+    assert rope.cos_cached.shape[0] >= 13
+    torch.testing.assert_close(
+        q_rot, apply_rope(q, torch.arange(10, 13), layout="half")
+    )
+    fresh = RotaryEmbedding(16, max_len=64)
+    n = rope.cos_cached.shape[0]
+    torch.testing.assert_close(rope.sin_cached, fresh.sin_cached[:n], rtol=0, atol=0)
+
+
+def test_module_attention_factor_scales_scores_by_its_square():
+    gen = torch.Generator().manual_seed(6)
+    q, k = torch.randn(2, 1, 2, 5, 32, generator=gen, dtype=torch.float64)
+    scores = {}
+    for factor in (1.0, 1.3):
+        q_rot, k_rot = RotaryEmbedding(32, attention_factor=factor)(q, k, offset=3)
+        scores[factor] = q_rot @ k_rot.transpose(-1, -2)
+    # float32 cache: cos and sin carry the factor rounded to float32
+    torch.testing.assert_close(scores[1.3], 1.3**2 * scores[1.0], rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_module_with_given_inv_freq(layout):
+    theta = inv_freq(16, 500000.0) / 8
+    q = torch.randn(1, 2, 6, 16, generator=torch.Generator().manual_seed(7))
+    q_rot, _ = RotaryEmbedding(16, inv_freq=theta, layout=layout)(q, q, offset=100)
+    expected = apply_rope(
+        q.double().numpy(), np.arange(100, 106), inv_freq=theta, layout=layout
+    )
+    np.testing.assert_allclose(q_rot.numpy(), expected, atol=1e-4)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize(
+    ("shape", "positions", "kwargs", "match"),
+    [
+        ((4, 7), np.arange(4), {}, r"x\.shape\[-1\]"),
+        ((4, 8), np.arange(4), {"inv_freq": np.ones(3)}, "inv_freq"),
+        ((4, 8), np.arange(4), {"layout": "neox"}, "layout"),
+        ((4, 8), np.arange(5), {}, "positions"),
+        ((2, 3, 4, 8), np.zeros((2, 4)), {}, "positions"),
+        ((8,), np.arange(1), {}, "x must have shape"),
+    ],
+)
+def test_bad_input_names_the_argument(backend, shape, positions, kwargs, match):
+    x = np.zeros(shape)
+    if backend == "torch":
+        x, positions = torch.from_numpy(x), torch.from_numpy(positions)
+    with pytest.raises(ValueError, match=match):
+        apply_rope(x, positions, **kwargs)
+    if "layout" not in kwargs:
+        with pytest.raises(ValueError, match=match):
+            apply_rope_complex(x, positions, **kwargs)
+
+
+def test_bad_input_elsewhere_names_the_argument():
+    with pytest.raises(ValueError, match="d must"):
+        inv_freq(7)
+    with pytest.raises(ValueError, match="base"):
+        inv_freq(8, base=1.0)
+    with pytest.raises(ValueError, match="d must"):
+        interleaved_to_half_permutation(5)
+    with pytest.raises(ValueError, match="d must"):
+        RotaryEmbedding(9)
+    with pytest.raises(ValueError, match="layout"):
+        RotaryEmbedding(8, layout="rotate_half")
+    with pytest.raises(ValueError, match="inv_freq"):
+        RotaryEmbedding(8, inv_freq=np.ones(3))
+    rope = RotaryEmbedding(8)
+    with pytest.raises(ValueError, match="k must"):
+        rope(torch.zeros(1, 1, 2, 8), torch.zeros(1, 1, 2, 6))
+    with pytest.raises(ValueError, match="offset"):
+        rope(torch.zeros(1, 1, 2, 8), torch.zeros(1, 1, 2, 8), offset=-1)
+    with pytest.raises(ValueError, match=r"w\.shape"):
+        permute_qk_weight(np.zeros((10, 3)), 2, interleaved_to_half_permutation(4))
+    with pytest.raises(TypeError, match="x must"):
+        apply_rope([[1.0, 2.0]], [0])
+    with pytest.raises(TypeError, match="floating"):
+        apply_rope(torch.ones(2, 4, dtype=torch.int64), torch.arange(2))
