@@ -31,14 +31,14 @@ def fences(text: str):
 
 
 def prose_lines(text: str):
-    """Lines outside fences, with macros, inline code and math removed."""
+    """Lines outside fences, with macros, inline code, math and link targets removed."""
     inside = False
     for number, line in enumerate(text.splitlines(), 1):
         if FENCE.match(line):
             inside = not inside
             continue
         if not inside:
-            for pattern in (r"\{\{.*?\}\}", r"`[^`]*`", r"\$[^$]*\$"):
+            for pattern in (r"\{\{.*?\}\}", r"`[^`]*`", r"\$[^$]*\$", r"\]\([^)]*\)"):
                 line = re.sub(pattern, "", line)
             yield number, line
 
@@ -79,7 +79,8 @@ def test_the_guards_can_fail():
     info, body, _ = next(fences(bad))
     assert is_python(info) and not SNIPPET.match(body[0])
     assert any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(bad))
-    ok = 'A {{ fixed(x, 4) }} and `1.2345` and $3.14159$.\n```py\n--8<-- "a.py"\n```'
+    ok = 'A {{ fixed(x, 4) }}, `1.2345`, $3.14159$, [see](https://arxiv.org/abs/2108.12409)'
+    ok += '\n```py\n--8<-- "a.py"\n```'
     assert not any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(ok))
 
 

@@ -1,0 +1,320 @@
+"""Small computations behind the demonstrations of Part I.
+
+Each function measures one claim the pages make: that attention cannot see word
+order (:func:`permutation_gap`), that a far-away sinusoidal position looks like
+nothing seen in training (:func:`nearest_training_cosine`,
+:func:`phase_gap`), that the shift ``pos -> pos + k`` is not a
+per-dimension map (:func:`per_dimension_fit_residual`), how much of an input
+vector an added position takes (:func:`position_share`) and which RoPE pairs a
+longer context turns further than training did (:func:`angle_overshoot`).
+"""
+
+# --8<-- [start:setup]
+import numpy as np
+
+from posenc_docs.attention import self_attention
+from posenc_docs.sinusoidal import encode, table
+
+# --8<-- [end:setup]
+
+
+# --8<-- [start:toy_embeddings]
+def toy_embeddings(words, d: int, seed: int = 0) -> dict:
+    """One random N(0, 1) vector of width ``d`` per distinct word, reproducibly.
+
+    Parameters
+    ----------
+    words : iterable of str
+        The vocabulary; repeats are ignored, order decides which draw a word gets.
+    d : int
+        Embedding width (> 0).
+    seed : int
+        Seed of the NumPy generator.
+
+    Returns
+    -------
+    dict
+        ``word -> numpy.ndarray`` of shape ``(d,)``, float64.
+    """
+    if not isinstance(d, (int, np.integer)) or d <= 0:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    vocab = list(dict.fromkeys(words))
+    rows = np.random.default_rng(seed).standard_normal((len(vocab), d))
+    return dict(zip(vocab, rows, strict=True))
+
+
+# --8<-- [end:toy_embeddings]
+
+
+# --8<-- [start:random_head]
+def random_head(d_model: int, d_head: int, seed: int = 0):
+    """Random query, key and value projections for one attention head.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(w_q, w_k, w_v)``, each ``(d_model, d_head)`` with entries
+        N(0, 1/d_model), so projections keep roughly unit scale.
+    """
+    rng = np.random.default_rng(seed)
+    scale = 1 / np.sqrt(d_model)
+    return tuple(scale * rng.standard_normal((d_model, d_head)) for _ in range(3))
+
+
+# --8<-- [end:random_head]
+
+
+# --8<-- [start:permutation_gap]
+def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal=False):
+    r"""How far attention is from ignoring order: ``max |f(x[perm]) - f(x)[perm]|``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape ``(T, d)``
+        Token vectors in their original order.
+    perm : sequence of int
+        New order: row t of the shuffled input is ``x[perm[t]]``.
+    head : tuple
+        ``(w_q, w_k, w_v)``, e.g. from :func:`random_head`.
+    added, rotate, bias, causal
+        Position signals tied to *slots*, not tokens: ``added`` (T, d) is
+        added to the input, ``rotate``/``bias``/``causal`` as in
+        :func:`posenc_docs.attention.self_attention`.
+
+    Returns
+    -------
+    float
+        0 (up to rounding) when shuffling the tokens only shuffles the outputs.
+
+    Notes
+    -----
+    With $f(x) = \mathrm{attn}(x + P)$: without $P$, mask or bias, attention
+    is permutation equivariant, $f(\Pi x) = \Pi f(x)$, so the gap is 0.
+    """
+    x, perm = np.asarray(x, dtype=np.float64), np.asarray(perm)
+    if sorted(perm.tolist()) != list(range(len(x))):
+        raise ValueError(f"perm must be a permutation of 0..{len(x) - 1}, got {perm}")
+    extra = 0.0 if added is None else added
+
+    def f(tokens):  # (T, d) -> (T, d_head)
+        return self_attention(
+            tokens + extra, *head, rotate=rotate, bias=bias, causal=causal
+        )
+
+    return float(np.abs(f(x[perm]) - f(x)[perm]).max())
+
+
+# --8<-- [end:permutation_gap]
+
+
+# --8<-- [start:word_order_gap]
+def word_order_gap(
+    first: str, second: str, *, d=16, seed=0, positions=False, causal=False
+):
+    """:func:`permutation_gap` for two orderings of the same distinct words.
+
+    Parameters
+    ----------
+    first, second : str
+        Sentences with the same words in a different order ("the king is here",
+        "here is the king"); words must not repeat.
+    d, seed : int
+        Width and seed of the toy embeddings and the random head.
+    positions : bool
+        Add the sinusoidal encoding of slots 0..T-1 to the input.
+    causal : bool
+        Use a causal mask.
+
+    Returns
+    -------
+    float
+        Largest difference between a word's output in ``second`` and in ``first``.
+    """
+    words, shuffled = first.split(), second.split()
+    if len(set(words)) != len(words) or sorted(words) != sorted(shuffled):
+        raise ValueError(
+            f"second must reorder the distinct words of first; got {first!r} "
+            f"and {second!r}"
+        )
+    vocab = toy_embeddings(words, d, seed)
+    x = np.stack([vocab[w] for w in words])  # (T, d)
+    perm = [words.index(w) for w in shuffled]
+    added = table(len(words), d) if positions else None
+    return permutation_gap(x, perm, random_head(d, d, seed), added=added, causal=causal)
+
+
+# --8<-- [end:word_order_gap]
+
+
+# --8<-- [start:offset_curve_spread]
+def offset_curve_spread(starts, max_offset: int, d: int, base: float = 10000.0):
+    """Largest gap between the curves ``k -> PE(A) . PE(A + k)`` for several A.
+
+    Parameters
+    ----------
+    starts : sequence of int
+        The starting positions A.
+    max_offset : int
+        Offsets k = 0 .. max_offset.
+
+    Returns
+    -------
+    float
+        ``max_k (max_A - min_A) PE(A) . PE(A + k)``, each dot product computed
+        from the two vectors; 0 up to rounding, since it depends on k only.
+    """
+    offsets = np.arange(max_offset + 1)  # (K,)
+    curves = [encode(a + offsets, d, base) @ encode(a, d, base) for a in starts]
+    return float(np.ptp(np.stack(curves), axis=0).max())  # (A, K) -> scalar
+
+
+# --8<-- [end:offset_curve_spread]
+
+
+# --8<-- [start:nearest_training_cosine]
+def nearest_training_cosine(pos, train_len: int, d: int, base: float = 10000.0):
+    r"""Cosine similarity of ``PE(pos)`` to the most similar ``PE(p)``, p < train_len.
+
+    Notes
+    -----
+    Every row has norm $\sqrt{d/2}$, so the cosine is
+    $\max_{p < L} PE(pos) \cdot PE(p) / (d/2)$. Inside training the nearest
+    row is a neighbor; far outside it can be far below 1.
+    """
+    if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
+        raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
+    seen = table(train_len, d, base)  # (L, d)
+    return float((seen @ encode(pos, d, base)).max() / (d / 2))
+
+
+# --8<-- [end:nearest_training_cosine]
+
+
+# --8<-- [start:phase_gap]
+def phase_gap(pos, train_len: int, d: int, base: float = 10000.0) -> np.ndarray:
+    r"""Per sin/cos pair: how far, in radians, ``pos`` turns it beyond training.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d/2,)``: 0 where the pair's angle at ``pos`` was also reached
+        at some position ``0 .. train_len-1``, else its distance to the nearest
+        angle reached (at most $\pi$).
+
+    Notes
+    -----
+    Pair i turns by $\omega_i = base^{-2i/d}$ per position. Over positions
+    $0..L-1$ it sweeps the arc $[0, a_i]$, $a_i = (L-1)\omega_i$; a pair with
+    $a_i \ge 2\pi$ has seen every angle (gap 0). Otherwise, with
+    $\phi = pos\,\omega_i \bmod 2\pi$, the gap is 0 if $\phi \le a_i$,
+    else $\min(\phi - a_i,\ 2\pi - \phi)$.
+    """
+    if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
+        raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
+    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    arc = (train_len - 1) * omega
+    phase = np.mod(pos * omega, 2 * np.pi)
+    outside = np.minimum(np.maximum(phase - arc, 0.0), 2 * np.pi - phase)
+    return np.where(arc >= 2 * np.pi, 0.0, outside)
+
+
+# --8<-- [end:phase_gap]
+
+
+# --8<-- [start:per_dimension_fit_residual]
+def per_dimension_fit_residual(k, d: int, n_positions: int = 200, base=10000.0):
+    r"""Worst error of the best per-dimension map ``PE(p+k)_j ~ a_j PE(p)_j + b_j``.
+
+    Notes
+    -----
+    For every dimension j, $a_j, b_j$ are fitted by least squares over positions
+    $0..n-1$; the result is the largest remaining error. It is far from 0
+    because $\sin(p\omega + k\omega)$ needs the *cosine* of the same pair:
+    the shift is a 2x2 rotation per pair (``sinusoidal.shift_matrix``), not a
+    scaling per dimension.
+    """
+    now, later = table(n_positions, d, base), table(n_positions + k, d, base)[k:]
+    worst = 0.0
+    for j in range(d):
+        design = np.stack([now[:, j], np.ones(n_positions)], axis=1)  # (n, 2)
+        coef, *_ = np.linalg.lstsq(design, later[:, j], rcond=None)
+        worst = max(worst, float(np.abs(design @ coef - later[:, j]).max()))
+    return worst
+
+
+# --8<-- [end:per_dimension_fit_residual]
+
+
+# --8<-- [start:position_share]
+def position_share(embedding_std: float) -> float:
+    r"""Expected share of ``||e + PE||^2`` that the sinusoidal ``PE`` contributes.
+
+    Parameters
+    ----------
+    embedding_std : float
+        Standard deviation of each entry of the token embedding e (mean 0,
+        independent of the position).
+
+    Notes
+    -----
+    $\|PE\|^2 = d/2$ exactly and $E\|e\|^2 = d\sigma^2$; the cross term has
+    mean 0, so the share is $\frac{d/2}{d/2 + d\sigma^2} = \frac{1}{1+2\sigma^2}$
+    for every width d.
+    """
+    if not embedding_std >= 0:
+        raise ValueError(f"embedding_std must be >= 0, got {embedding_std!r}")
+    return 1 / (1 + 2 * embedding_std**2)
+
+
+# --8<-- [end:position_share]
+
+
+# --8<-- [start:angle_overshoot]
+def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
+    r"""Per RoPE pair: largest angle at ``new_len`` over the largest seen in training.
+
+    Parameters
+    ----------
+    scaled_inv_freq, inv_freq : array_like, shape ``(d/2,)``
+        Frequencies used at ``new_len`` and the ones used in training.
+    train_len, new_len : int
+        Trained and extended context lengths.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d/2,)``; 1.0 for pairs that turned fully in training (every
+        angle seen). A value above 1 means angles the model never saw.
+
+    Notes
+    -----
+    $r_i = \frac{L'\,\theta'_i}{L\,\theta_i}$ where $L\,\theta_i < 2\pi$, else 1.
+    """
+    scaled = np.asarray(scaled_inv_freq, dtype=np.float64)
+    trained = np.asarray(inv_freq, dtype=np.float64)
+    if scaled.shape != trained.shape:
+        raise ValueError(f"shapes differ: {scaled.shape} vs {trained.shape}")
+    sweep = train_len * trained  # (d/2,) angle range seen in training
+    return np.where(sweep < 2 * np.pi, new_len * scaled / sweep, 1.0)
+
+
+# --8<-- [end:angle_overshoot]
+
+
+# --8<-- [start:encode_with_dimension_index]
+def encode_with_dimension_index(pos, d: int, base: float = 10000.0) -> np.ndarray:
+    r"""A common WRONG sinusoidal encoding, kept to show what it breaks.
+
+    Notes
+    -----
+    It writes the *dimension* index j where the formula wants the pair index
+    i: dimension j gets $\sin$ or $\cos$ of $pos / base^{2j/d}$. Sine and
+    cosine of one pair then turn at different speeds, the exponent runs to
+    almost 2, and $PE(a) \cdot PE(a+k)$ depends on a, not only on k.
+    """
+    j = np.arange(d)  # (d,) dimension index: the bug
+    angle = np.multiply.outer(np.asarray(pos, dtype=np.float64), base ** (-2 * j / d))
+    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+# --8<-- [end:encode_with_dimension_index]
