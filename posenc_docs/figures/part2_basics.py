@@ -1,0 +1,194 @@
+"""Figures for Part II, sections 02-05: sinusoidal grid and clocks, RoPE, ALiBi."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import LogNorm
+
+from posenc_docs import alibi, explain, sinusoidal
+from posenc_docs.figures import FigureSpec
+from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
+
+
+def annotated_encoding_grid(n_positions: int, d: int, *, theme: str):
+    """Heatmap of the first positions' encodings, each cell labelled with its value."""
+    values = sinusoidal.table(n_positions, d)  # (n, d)
+    with themed(theme):
+        fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
+        image = ax.imshow(values, cmap=DIVERGING, vmin=-1, vmax=1)
+        for (row, col), value in np.ndenumerate(values):
+            ink = "white" if abs(value) > 0.6 else "#1f1f1f"  # readable on the cell
+            label = f"{value:.2f}".replace("-", "\N{MINUS SIGN}")
+            ax.text(col, row, label, ha="center", va="center", color=ink, fontsize=9)
+        ax.set_xticks(np.arange(d))
+        ax.set_yticks(np.arange(n_positions))
+        ax.set_xlabel("dimension (even = sin, odd = cos); fast pairs left, slow right")
+        ax.set_ylabel("position")
+        ax.set_title(f"Sinusoidal encoding, {n_positions} positions, d = {d}")
+        fig.colorbar(image, ax=ax, label="value (blue < 0 < red)", shrink=0.8)
+    return fig
+
+
+def wavelength_ladder(d: int, base: float = 10000.0, *, theme: str):
+    """Wavelength of every sin/cos pair, log scale, against the 2*pi*base limit."""
+    lengths = sinusoidal.wavelengths(d, base)  # (d/2,)
+    pairs = np.arange(d // 2)
+    with themed(theme) as colors:
+        fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+        ax.semilogy(pairs, lengths, color=OKABE_ITO[0], lw=2, label="pair wavelength")
+        limit = explain.limit_wavelength(base)
+        ax.axhline(limit, color=OKABE_ITO[5], ls="--", lw=1.5)
+        ax.text(
+            0,
+            limit * 1.25,
+            f"2π·{base:g} = {limit:,.0f} (never reached)",
+            color=OKABE_ITO[5],
+            fontsize=10,
+        )
+        marked = pairs[:: d // 8].tolist() + [d // 2 - 1]
+        ax.plot(marked, lengths[marked], "o", color=OKABE_ITO[0])
+        for i in marked:
+            ax.annotate(
+                f"{lengths[i]:.3g}" if lengths[i] < 1000 else f"{lengths[i]:,.0f}",
+                (i, lengths[i]),
+                textcoords="offset points",
+                xytext=(4, -14),
+                fontsize=9,
+                color=colors["fg"],
+            )
+        ax.set_ylim(2, limit * 4)
+        ax.set_xlim(-10, d // 2 + 24)  # room for the last label
+        ax.set_xlabel("pair index i")
+        ax.set_ylabel("wavelength (positions)")
+        ax.set_title(f"One clock hand per pair: d = {d}, base = {base:g}")
+        ax.grid(True, which="major", alpha=0.6)
+    return fig
+
+
+def _log_binned(values: np.ndarray, n_bins: int):
+    """Centre, min, mean and max of ``values[1:]`` in log-spaced bins of the index."""
+    edges = np.unique(np.geomspace(1, len(values), n_bins + 1).astype(int))
+    chunks = [values[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    centre = np.sqrt(edges[:-1] * np.maximum(edges[1:] - 1, edges[:-1]))
+    stats = np.array([(c.min(), c.mean(), c.max()) for c in chunks])  # (bins, 3)
+    return centre, stats[:, 0], stats[:, 1], stats[:, 2]
+
+
+def rope_long_term_decay(d: int, base: float, near: int, far: int, *, theme: str):
+    """RoFormer's relative upper bound against distance: near range and log range."""
+    bound = explain.rope_decay_bound(np.arange(far + 1), d, base)  # (far + 1,)
+    centre, low, mean, high = _log_binned(bound, 90)
+    with themed(theme):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.8), layout="constrained")
+        left.plot(np.arange(near + 1), bound[: near + 1], color=OKABE_ITO[0])
+        left.set_title(f"0 to {near} (as in RoFormer Fig. 2)", fontsize=10)
+        right.fill_between(
+            centre,
+            low,
+            high,
+            color=OKABE_ITO[2],
+            alpha=0.35,
+            lw=0,
+            label="range within bin",
+        )
+        right.semilogx(centre, mean, color=OKABE_ITO[2], label="mean within bin")
+        right.set_title(f"1 to {far:,}, log scale", fontsize=10)
+        right.legend(fontsize=9, loc="upper right")
+        for ax in (left, right):
+            ax.set_xlabel("relative distance m − n")
+            ax.set_ylim(0, d / 4 + 2)
+            ax.grid(True, alpha=0.6)
+        left.set_ylabel("relative upper bound")
+        fig.suptitle(f"RoPE long-term decay, d = {d}, base = {base:g}")
+    return fig
+
+
+def _power_of_two(value: float) -> str:
+    """``1/8`` for 2^-3, mathtext ``2^-0.5`` otherwise."""
+    exponent = float(np.log2(value))
+    if exponent.is_integer() and exponent <= 0:
+        return f"1/{2 ** int(-exponent)}"
+    return f"$2^{{{exponent:g}}}$"
+
+
+def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str):
+    """Every head's causal ALiBi penalty matrix, on one shared log color scale."""
+    penalty = -alibi.alibi_bias(n_heads, seq_len, seq_len)  # (H, T, T), inf above
+    slopes = alibi.alibi_slopes(n_heads)  # (H,)
+    smallest = slopes.min()  # one step at the gentlest head
+    shown = np.ma.masked_invalid(np.where(penalty == 0, smallest / 2, penalty))
+    with themed(theme) as colors:
+        cmap = plt.get_cmap("viridis_r").with_extremes(
+            bad=colors["grid"], under="white"
+        )
+        norm = LogNorm(vmin=smallest, vmax=float(shown.max()))
+        cols = min(n_heads, 4)
+        rows = -(-n_heads // cols)
+        fig, axes = plt.subplots(
+            rows,
+            cols,
+            figsize=(7, 1.9 * rows + 0.6),
+            layout="constrained",
+            squeeze=False,
+        )
+        for head, ax in enumerate(axes.flat):
+            image = ax.imshow(shown[head], cmap=cmap, norm=norm)
+            ax.set_title(
+                f"head {head + 1}: m = {_power_of_two(slopes[head])}", fontsize=9
+            )
+            ax.set_xticks([0, seq_len - 1])
+            ax.set_yticks([0, seq_len - 1])
+        fig.colorbar(image, ax=axes, label="penalty m·(i − j), log scale", shrink=0.9)
+        fig.supxlabel("key position j (gray: masked future)", fontsize=10)
+        fig.supylabel("query position i", fontsize=10)
+    return fig
+
+
+FIGURES = [
+    FigureSpec(
+        slug="p2-sinusoidal-grid-8x8",
+        draw=annotated_encoding_grid,
+        params={"n_positions": 8, "d": 8},
+        alt=(
+            "Eight-by-eight grid of sinusoidal encoding values, positions 0 to 7 down "
+            "and dimensions 0 to 7 across, each cell printed with its value. Columns 0 "
+            "and 1 swing between strong red (positive) and strong blue (negative) from "
+            "row to row; columns 6 and 7 barely move from 0 and 1."
+        ),
+    ),
+    FigureSpec(
+        slug="p2-sinusoidal-wavelengths-d512",
+        draw=wavelength_ladder,
+        params={"d": 512},
+        alt=(
+            "Line on a log scale rising straight from a wavelength of about 6 "
+            "positions "
+            "at pair 0 to about 60,600 at pair 255, with a dashed line at 2π·10000 "
+            "(about 62,800) that the curve stays below."
+        ),
+    ),
+    FigureSpec(
+        slug="p2-rope-long-term-decay",
+        draw=rope_long_term_decay,
+        params={"d": 128, "base": 10000.0, "near": 256, "far": 65536},
+        alt=(
+            "Two panels of the RoPE relative upper bound for d = 128. Left: from 32.5 "
+            "at distance 0 it falls fast, with wiggles, to about 6.5 by distance 256. "
+            "Right, on a log axis to 65,536, shown as a band per bin: past a few "
+            "hundred the bound stops falling and swings between roughly 1 and 14 "
+            "rather than reaching zero."
+        ),
+    ),
+    FigureSpec(
+        slug="p2-alibi-bias-heads",
+        draw=alibi_bias_per_head,
+        params={"n_heads": 8, "seq_len": 8},
+        alt=(
+            "Eight small 8-by-8 matrices, one per ALiBi head, showing the penalty "
+            "each query gives each key. The upper triangle is gray (masked future "
+            "keys) and the diagonal is white (no penalty). On a shared log color "
+            "scale head 1, slope 1/2, "
+            "turns dark purple within a few steps below the diagonal, while head 8, "
+            "slope 1/256, stays pale yellow everywhere."
+        ),
+    ),
+]
