@@ -1,0 +1,341 @@
+"""Seven ways positional-encoding code goes quietly wrong, each measured.
+
+Every function here runs a small wrong-versus-right experiment on random data and
+returns the numbers; the site's Pitfalls page prints them. Nothing raises, because
+none of these bugs raises in real code either: the shapes are right, the model
+runs, and only the numbers are off.
+"""
+
+# --8<-- [start:setup]
+import math
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from posenc_docs import alibi, rope, scaling
+
+# --8<-- [end:setup]
+
+
+# --8<-- [start:layout_mismatch]
+@lru_cache(maxsize=8)
+def layout_mismatch(d: int = 64, n_tokens: int = 32, seed: int = 0) -> dict:
+    """Scores of Meta-layout (interleaved) q/k weights under half-split RoPE.
+
+    Returns
+    -------
+    dict
+        ``reference``: largest |score| of the checkpoint run as trained
+        (interleaved); ``unpermuted`` and ``permuted``: largest
+        |score - reference| when the same weights run through half-split RoPE
+        without and with the per-head row permutation of W_q and W_k.
+
+    Notes
+    -----
+    Half-split RoPE pairs rows ``(i, i + d/2)``; the checkpoint was trained with
+    pairs ``(2i, 2i+1)``. Only permuting the rows of W_q and W_k makes the
+    same two features turn together again; W_v and W_o are untouched.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n_tokens, d))  # (T, hidden), hidden = d here
+    w_q, w_k = rng.standard_normal((2, d, d)) / math.sqrt(d)  # (d_out, hidden)
+    positions = np.arange(n_tokens)
+
+    def scores(wq, wk, layout):
+        q = rope.apply_rope(x @ wq.T, positions, layout=layout)  # (T, d)
+        k = rope.apply_rope(x @ wk.T, positions, layout=layout)
+        return q @ k.T  # (T, T)
+
+    reference = scores(w_q, w_k, "interleaved")
+    perm = rope.interleaved_to_half_permutation(d)
+    w_q2, w_k2 = (rope.permute_qk_weight(w, 1, perm) for w in (w_q, w_k))
+    return {
+        "reference": float(np.abs(reference).max()),
+        "unpermuted": float(np.abs(scores(w_q, w_k, "half") - reference).max()),
+        "permuted": float(np.abs(scores(w_q2, w_k2, "half") - reference).max()),
+    }
+
+
+# --8<-- [end:layout_mismatch]
+
+
+# --8<-- [start:sinusoid_exponents]
+EXPONENT_VARIANTS = ("paper", "dimension", "doubled")
+
+
+def sinusoid_exponents(d: int, variant: str = "paper") -> np.ndarray:
+    r"""Exponent e_j in ``base ** -e_j`` for every dimension j, shape ``(d,)``.
+
+    Notes
+    -----
+    ``"paper"``: $e_j = 2i/d$ with $i = \lfloor j/2 \rfloor$ the *pair* index, so
+    the sine at $2i$ and the cosine at $2i+1$ share a frequency.
+    ``"dimension"``: $e_j = j/d$, the dimension index where $2i$ belongs.
+    ``"doubled"``: $e_j = 2j/d$, the paper's $2i$ with $i$ read as the dimension
+    index (the 2 is counted twice).
+    """
+    j = np.arange(d)
+    if variant == "paper":
+        return 2 * (j // 2) / d
+    if variant == "dimension":
+        return j / d
+    if variant == "doubled":
+        return 2 * j / d
+    allowed = EXPONENT_VARIANTS
+    raise ValueError(f"variant must be one of {allowed}, got {variant!r}")
+
+
+# --8<-- [end:sinusoid_exponents]
+
+
+# --8<-- [start:sinusoid_table]
+def sinusoid_table(positions, d: int, variant: str = "paper", base=10000.0):
+    """Sinusoidal encodings with each variant's exponents, shape ``(..., d)``.
+
+    Notes
+    -----
+    Sine on even dimensions, cosine on odd ones, dimension j turning at
+    ``base ** -e_j`` radians per position (:func:`sinusoid_exponents`).
+    """
+    omega = base ** -sinusoid_exponents(d, variant)  # (d,)
+    angle = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)
+    is_even = np.arange(d) % 2 == 0
+    return np.where(is_even, np.sin(angle), np.cos(angle))  # (..., d)
+
+
+# --8<-- [end:sinusoid_table]
+
+
+# --8<-- [start:offset_similarity_spread]
+def offset_similarity_spread(k: int, d: int, variant: str, n_starts: int = 2048):
+    r"""Largest minus smallest ``PE(p) . PE(p + k)`` over p = 0..n_starts-1.
+
+    Notes
+    -----
+    Zero (to rounding) for the paper's exponents: each pair adds $\cos(k\omega_i)$
+    whatever p is. Any variant whose sine and cosine disagree on a frequency makes
+    the similarity depend on where the pair sits, not only on the offset.
+    """
+    starts = np.arange(n_starts)
+    a = sinusoid_table(starts, d, variant)  # (n_starts, d)
+    b = sinusoid_table(starts + k, d, variant)
+    dots = np.einsum("pd,pd->p", a, b)  # (n_starts,)
+    return float(dots.max() - dots.min())
+
+
+# --8<-- [end:offset_similarity_spread]
+
+
+def frozen_dimensions(d: int, variant: str, length: int, base=10000.0) -> int:
+    """How many dimensions turn less than 1 degree over ``length`` positions.
+
+    Notes
+    -----
+    Such a dimension is a constant (about 0 for sine, 1 for cosine) for every
+    sequence the model will see: a wasted feature.
+    """
+    omega = base ** -sinusoid_exponents(d, variant)  # (d,)
+    return int(np.sum(omega * length < math.radians(1)))
+
+
+# --8<-- [start:concatenated_encoding]
+def concatenated_encoding(positions, d: int, base=10000.0) -> np.ndarray:
+    r"""``[sin | cos]`` layout (tensor2tensor, fairseq, diffusers), ``(..., d)``.
+
+    Notes
+    -----
+    The same d/2 angles $pos\,\omega_i$ as the paper, all sines first and then
+    all cosines, instead of alternating sin, cos per pair.
+    """
+    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    angle = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)
+    return np.concatenate([np.sin(angle), np.cos(angle)], axis=-1)
+
+
+# --8<-- [end:concatenated_encoding]
+
+
+# --8<-- [start:layout_equivalence]
+def layout_equivalence(d: int = 64, n_positions: int = 128, seed: int = 0):
+    """Interleaved vs concatenated sin/cos: how far apart three things are.
+
+    Returns
+    -------
+    dict
+        ``vectors``: max |concatenated - interleaved[perm]|; ``dot_products``: max
+        difference of the two position Gram matrices; ``first_layer``: max
+        difference of ``(E + PE) W`` when the concatenated model uses
+        ``E[:, perm]`` and ``W[perm]``.
+
+    Notes
+    -----
+    The layouts differ by a fixed permutation of dimensions (``perm`` puts the
+    even ones first). Dot products ignore a permutation, and a first linear layer
+    whose rows are permuted the same way computes the same function.
+    """
+    from posenc_docs.sinusoidal import encode
+
+    rng = np.random.default_rng(seed)
+    positions = np.arange(n_positions)
+    inter, concat = encode(positions, d), concatenated_encoding(positions, d)
+    perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+    tokens = rng.standard_normal((n_positions, d))  # token embeddings E
+    w = rng.standard_normal((d, d))  # first linear layer, x @ W
+    out_inter = (tokens + inter) @ w
+    out_concat = (tokens[:, perm] + concat) @ w[perm]
+    return {
+        "vectors": float(np.abs(concat - inter[:, perm]).max()),
+        "dot_products": float(np.abs(concat @ concat.T - inter @ inter.T).max()),
+        "first_layer": float(np.abs(out_concat - out_inter).max()),
+    }
+
+
+# --8<-- [end:layout_equivalence]
+
+
+# --8<-- [start:prose_alibi_slopes]
+def prose_alibi_slopes(n_heads: int) -> np.ndarray:
+    """``2^(-8k/n)`` for k = 1..n: the paper's sentence applied to every n.
+
+    Notes
+    -----
+    Section 3 of the ALiBi paper states this for the power-of-two head counts
+    it trained. For other n the authors' code does something else
+    (:func:`posenc_docs.alibi.alibi_slopes`); checkpoints follow the code.
+    """
+    return 2.0 ** (-8.0 * np.arange(1, n_heads + 1) / n_heads)
+
+
+# --8<-- [end:prose_alibi_slopes]
+
+
+def alibi_slope_gap(n_heads: int) -> dict:
+    """How far the prose formula is from the reference slopes for ``n_heads``.
+
+    Notes
+    -----
+    ``heads_off``: heads whose slopes differ by more than 1e-9;
+    ``max_ratio``: the largest ratio between the two slopes of one head.
+    """
+    prose, code = prose_alibi_slopes(n_heads), alibi.alibi_slopes(n_heads)
+    ratio = np.maximum(prose / code, code / prose)
+    return {
+        "heads_off": int(np.sum(np.abs(prose - code) > 1e-9)),
+        "max_ratio": ratio.max(),
+    }
+
+
+# --8<-- [start:rope_cos_error]
+def rope_cos_error(start: int, dtype=torch.bfloat16, *, cache_dtype=None, d=128):
+    """Largest |cos error| of RoPE angles for positions ``start .. start+63``.
+
+    Parameters
+    ----------
+    start : int
+        First position of the window.
+    dtype : torch.dtype
+        Precision of the positions, inv_freq and their product (the angle).
+    cache_dtype : torch.dtype, optional
+        If given, the cos table is stored in this dtype afterwards.
+    d : int
+        Rotary dimension; base 10000.
+
+    Notes
+    -----
+    Reference: the same cosines in float64. A bf16 number has 8 significant bits,
+    so above 256 not every integer position exists and an angle near 1000
+    radians is only known to within 2.
+    """
+    theta = rope.inv_freq(d)  # (d/2,) float64
+    positions = np.arange(start, start + 64)
+    exact = np.cos(np.multiply.outer(positions, theta))  # (64, d/2)
+    pos_t = torch.from_numpy(positions.astype(np.float64)).to(dtype)
+    angle = pos_t[:, None] * torch.from_numpy(theta).to(dtype)  # rounded to dtype
+    cos = angle.to(torch.float64).cos()
+    if cache_dtype is not None:
+        cos = cos.to(torch.float32).to(cache_dtype).to(torch.float64)
+    return float(np.abs(cos.numpy() - exact).max())
+
+
+# --8<-- [end:rope_cos_error]
+
+
+# --8<-- [start:dynamic_ntk_cache_gap]
+@lru_cache(maxsize=8)
+def dynamic_ntk_cache_gap(d=64, original_len=256, total=1024, factor=4.0, seed=0):
+    """Last query's logits with keys cached at their own base vs all re-rotated.
+
+    Returns
+    -------
+    dict
+        ``logits``: max |difference| of the ``q.k/sqrt(d)`` logits;
+        ``weights``: total-variation distance of the two softmax rows (0..1).
+
+    Notes
+    -----
+    Dynamic NTK recomputes the base from the current length L. A cache that stores
+    *rotated* keys keeps key j at the base of length j+1, while the query (and an
+    uncached recomputation) uses the base of length ``total``.
+    """
+    rng = np.random.default_rng(seed)
+    q, keys = rng.standard_normal(d), rng.standard_normal((total, d))
+
+    def inv_freq_at(length):
+        kw = {"factor": factor, "max_position_embeddings": original_len}
+        return scaling.dynamic_ntk(d, seq_len=length, **kw)[0]
+
+    now = inv_freq_at(total)
+    query = rope.apply_rope(q[None], [total - 1], inv_freq=now)[0]  # (d,)
+    fresh = rope.apply_rope(keys, np.arange(total), inv_freq=now)  # (total, d)
+    cached = np.stack(
+        [
+            rope.apply_rope(k[None], [j], inv_freq=inv_freq_at(j + 1))[0]
+            for j, k in enumerate(keys)
+        ]
+    )
+    logits = np.stack([fresh @ query, cached @ query]) / math.sqrt(d)
+    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return {
+        "logits": float(np.abs(logits[0] - logits[1]).max()),
+        "weights": float(0.5 * np.abs(weights[0] - weights[1]).sum()),
+    }
+
+
+# --8<-- [end:dynamic_ntk_cache_gap]
+
+
+# --8<-- [start:yarn_logit_scale]
+def yarn_logit_scale(factor: float, recipe: str = "rope", d: int = 64) -> float:
+    """Measured ratio of attention logits with YaRN's magnitude to logits without.
+
+    Parameters
+    ----------
+    factor : float
+        Context extension s; the magnitude is g = 0.1 ln s + 1.
+    recipe : {"rope", "twice", "deepseek"}
+        ``"rope"``: g multiplies cos and sin (HF, the YaRN repo).
+        ``"twice"``: that, plus g**2 in the softmax scale.
+        ``"deepseek"``: cos/sin carry g(s, mscale)/g(s, mscale_all_dim), which is
+        1 for equal mscales, and the softmax scale carries g(s, mscale_all_dim)**2.
+
+    Notes
+    -----
+    The paper's temperature is $1/t = g^2$; the right answer is g**2.
+    """
+    g = scaling.yarn_mscale(factor)
+    rope_factor = {"rope": g, "twice": g, "deepseek": 1.0}[recipe]
+    softmax_factor = {"rope": 1.0, "twice": g**2, "deepseek": g**2}[recipe]
+    gen = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 1, 1, 8, d, generator=gen, dtype=torch.float64)
+    plain = rope.RotaryEmbedding(d, max_len=8)
+    scaled = rope.RotaryEmbedding(d, max_len=8, attention_factor=rope_factor)
+    q0, k0 = plain(q, k)  # (1, 1, 8, d) each
+    q1, k1 = scaled(q, k)
+    base_logits = q0 @ k0.transpose(-1, -2)  # (1, 1, 8, 8)
+    new_logits = q1 @ k1.transpose(-1, -2) * softmax_factor
+    return float((new_logits / base_logits).median())
+
+
+# --8<-- [end:yarn_logit_scale]
