@@ -8,7 +8,10 @@ by a hash of their inputs, so ``mkdocs serve`` redraws only what changed.
 import hashlib
 import itertools
 import json
+import multiprocessing
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -55,21 +58,37 @@ def inputs_digest(project_dir: Path) -> str:
     return digest.hexdigest()
 
 
+def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
+    """Draw ``(slug, theme)`` jobs; many jobs are spread over the cores."""
+    from posenc_docs.figures import render
+
+    if len(jobs) < 4:
+        return [render(*job) for job in jobs]
+    context = multiprocessing.get_context("spawn")  # no fork after torch has threads
+    workers = min(os.cpu_count() or 1, len(jobs))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        slugs, themes = zip(*jobs, strict=True)
+        return list(pool.map(render, slugs, themes))
+
+
 def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
     """Site path -> SVG bytes of every figure in both themes; drawn on cache miss."""
-    from posenc_docs.figures import FIGURES, to_svg
+    from posenc_docs.figures import FIGURES
 
     sources = inputs_digest(project_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    out = {}
+    cached = {}
     for spec in FIGURES:
         for theme in THEMES:
             key = json.dumps([sources, spec.slug, spec.params, theme], sort_keys=True)
-            cached = cache_dir / f"{hashlib.sha256(key.encode()).hexdigest()}.svg"
-            if not cached.is_file():
-                cached.write_bytes(to_svg(spec.draw(**spec.params, theme=theme)))
-            out[f"figures/{spec.slug}-{theme}.svg"] = cached.read_bytes()
-    return out
+            digest = hashlib.sha256(key.encode()).hexdigest()
+            cached[(spec.slug, theme)] = cache_dir / f"{digest}.svg"
+    missing = [job for job, path in cached.items() if not path.is_file()]
+    for (slug, theme), svg in zip(missing, render_all(missing), strict=True):
+        cached[(slug, theme)].write_bytes(svg)
+    return {
+        f"figures/{s}-{t}.svg": path.read_bytes() for (s, t), path in cached.items()
+    }
 
 
 def on_config(config):

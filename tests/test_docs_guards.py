@@ -10,6 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 EXAMPLES = sorted((ROOT / "posenc_docs" / "examples").glob("[!_]*.py"))
 FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
+ARXIV_ID = r"(?i)arxiv:?\s*\d{4}\.\d{4,5}"  # an identifier, not a number
+NOT_PROSE = [r"\{\{.*?\}\}", r"`[^`]*`", r"\$[^$]*\$", r"\]\([^)]*\)", ARXIV_ID]
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 
 
@@ -38,7 +40,7 @@ def prose_lines(text: str):
             inside = not inside
             continue
         if not inside:
-            for pattern in (r"\{\{.*?\}\}", r"`[^`]*`", r"\$[^$]*\$", r"\]\([^)]*\)"):
+            for pattern in NOT_PROSE:
                 line = re.sub(pattern, "", line)
             yield number, line
 
@@ -79,7 +81,8 @@ def test_the_guards_can_fail():
     info, body, _ = next(fences(bad))
     assert is_python(info) and not SNIPPET.match(body[0])
     assert any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(bad))
-    ok = 'A {{ fixed(x, 4) }}, `1.2345`, $3.14159$, [see](https://arxiv.org/abs/2108.12409)'
+    ok = "A {{ fixed(x, 4) }}, `1.2345`, $3.14159$, arXiv 2108.12409, "
+    ok += "[see](https://arxiv.org/abs/2108.12409)"
     ok += '\n```py\n--8<-- "a.py"\n```'
     assert not any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(ok))
 

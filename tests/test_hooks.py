@@ -37,13 +37,23 @@ def test_figures_are_cached_by_their_inputs(tmp_path, monkeypatch):
 
     first = build_assets.figure_files(ROOT, tmp_path)
     assert len(first) == 2 * len(figures.FIGURES)
-    calls = []
-    monkeypatch.setattr(figures, "to_svg", lambda fig: calls.append(fig) or b"")
+    drawn = []
+    monkeypatch.setattr(build_assets, "render_all", lambda jobs: drawn.extend(jobs))
     second = build_assets.figure_files(ROOT, tmp_path)
-    assert calls == [] and second == first
+    assert drawn == [] and second == first
     monkeypatch.setattr(build_assets, "inputs_digest", lambda project_dir: "changed")
+    monkeypatch.setattr(
+        build_assets, "render_all", lambda jobs: drawn.extend(jobs) or [b""] * len(jobs)
+    )
     build_assets.figure_files(ROOT, tmp_path)
-    assert len(calls) == 2 * len(figures.FIGURES)
+    assert len(drawn) == 2 * len(figures.FIGURES)
+
+
+def test_parallel_and_serial_drawing_give_the_same_bytes():
+    from posenc_docs.figures import FIGURES, render
+
+    jobs = [(spec.slug, theme) for spec in FIGURES[:2] for theme in ("light", "dark")]
+    assert build_assets.render_all(jobs) == [render(*job) for job in jobs]
 
 
 def test_number_formatting():

@@ -44,3 +44,9 @@ def _collect() -> list[FigureSpec]:
 
 FIGURES = _collect()
 BY_SLUG = {spec.slug: spec for spec in FIGURES}
+
+
+def render(slug: str, theme: str) -> bytes:
+    """SVG bytes of figure ``slug`` in ``theme`` (importable by worker processes)."""
+    spec = BY_SLUG[slug]
+    return to_svg(spec.draw(**spec.params, theme=theme))
