@@ -66,3 +66,17 @@ def test_narrow_screen_has_no_horizontal_scroll(guarded, site_url, html_pages):
         )
         assert overflow <= 1, f"{page}: {overflow}px wider than a 390 px screen"
         tab.page.context.close()
+
+
+def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages):
+    notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
+    assert len(notebooks) >= 2
+    for page in notebooks:
+        tab = visit(guarded, site_url, page)
+        link = tab.page.locator("p.posenc-download a[download]")
+        assert link.count() == 1, f"{page}: no download link"
+        source = tab.page.request.get(
+            f"{site_url}/{page.parent.as_posix()}/{link.get_attribute('href')}"
+        )
+        assert source.ok and "# %%" in source.text(), page
+        tab.page.context.close()
