@@ -77,8 +77,6 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
         tab = visit(guarded, site_url, page)
         link = tab.page.locator("p.posenc-download a[download]")
         assert link.count() == 1, f"{page}: no download link"
-        source = tab.page.request.get(
-            f"{site_url}/{page.parent.as_posix()}/{link.get_attribute('href')}"
-        )
+        source = tab.page.request.get(link.evaluate("a => a.href"))  # resolved URL
         assert source.ok and "# %%" in source.text(), page
         tab.page.context.close()

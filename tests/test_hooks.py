@@ -35,16 +35,19 @@ def test_katex_files_include_fonts():
 def test_figures_are_cached_by_their_inputs(tmp_path, monkeypatch):
     from posenc_docs import figures
 
+    monkeypatch.setattr(figures, "FIGURES", figures.FIGURES[:2])
     first = build_assets.figure_files(ROOT, tmp_path)
-    assert len(first) == 2 * len(figures.FIGURES)
+    assert len(first) == 2 * len(figures.FIGURES) == 4
     drawn = []
-    monkeypatch.setattr(build_assets, "render_all", lambda jobs: drawn.extend(jobs))
+
+    def record(jobs):
+        drawn.extend(jobs)
+        return [b"<svg/>"] * len(jobs)
+
+    monkeypatch.setattr(build_assets, "render_all", record)
     second = build_assets.figure_files(ROOT, tmp_path)
     assert drawn == [] and second == first
     monkeypatch.setattr(build_assets, "inputs_digest", lambda project_dir: "changed")
-    monkeypatch.setattr(
-        build_assets, "render_all", lambda jobs: drawn.extend(jobs) or [b""] * len(jobs)
-    )
     build_assets.figure_files(ROOT, tmp_path)
     assert len(drawn) == 2 * len(figures.FIGURES)
 

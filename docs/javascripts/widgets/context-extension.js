@@ -1,0 +1,181 @@
+// Context-extension explorer: per rotary pair, the wavelength against the training
+// length and the slow-down theta_i / theta'_i that each method applies (numbers as in
+// posenc_docs.scaling). Mounted into <div class="posenc-widget" data-widget="context-extension">.
+
+import { h, fixed, sig, show, numberField, integerParser, baseParser, startValue, themeColours, hideFallback } from "./ui.js";
+import { fitCanvas, measureCanvases, axes, line, polyline } from "./plot.js";
+import { pairFrequencies, linear, ntk, ntkBase, yarn, llama3 } from "./numerics.js";
+
+const METHODS = [
+  { key: "linear", name: "Linear (PI)", dash: [] },
+  { key: "ntk", name: "NTK-aware", dash: [7, 3] },
+  { key: "yarn", name: "YaRN", dash: [2, 2] },
+  { key: "llama3", name: "Llama 3.1", dash: [9, 3, 2, 3] },
+];
+const HIGH_FREQ_FACTOR = 4, LOW_FREQ_FACTOR = 1; // Llama 3.1's published values
+
+export function mount(root) {
+  const ds = root.dataset;
+  const parse = {
+    d: integerParser("Head dim", 8, 512, { even: true }), base: baseParser(() => state.base),
+    L0: integerParser("Training length", 16, 10000000), s: factorParser,
+  };
+  const state = {
+    d: startValue(ds.d, parse.d, 128), base: startValue(ds.base, parse.base, 500000),
+    L0: startValue(ds.trainingLength, parse.L0, 8192), s: startValue(ds.factor, parse.s, 8),
+  };
+  const w = build(root);
+  let result = null, width = 0;
+
+  function compute() {
+    const { d, base, L0, s } = state;
+    const theta = pairFrequencies(d, base);
+    const methods = { linear: linear(d, base, s), ntk: ntk(d, base, s), yarn: yarn(d, base, s, L0), llama3: llama3(d, base, s, L0, LOW_FREQ_FACTOR, HIGH_FREQ_FACTOR) };
+    const scale = {};
+    for (const [key, m] of Object.entries(methods)) scale[key] = m && m.invFreq.map((t, i) => theta[i] / t);
+    result = { theta, wavelength: theta.map((t) => (2 * Math.PI) / t), methods, scale };
+  }
+
+  function render() {
+    const colours = themeColours(root);
+    measureCanvases(root);
+    const { d, base, L0, s } = state, { wavelength, methods, scale } = result;
+    const beyond = wavelength.filter((x) => x > L0).length;
+    show(w.beyond, beyond, `${beyond} of ${d / 2}`);
+    const nb = ntkBase(d, base, s);
+    show(w.ntkBase, nb, fixed(nb, 2));
+    if (methods.yarn) {
+      const { low, high } = methods.yarn.bounds;
+      show(w.yarnLow, low, String(low));
+      show(w.yarnHigh, high, String(high));
+      show(w.yarnAttention, methods.yarn.attentionFactor, fixed(methods.yarn.attentionFactor, 4));
+      w.yarnError.textContent = "";
+    } else {
+      for (const node of [w.yarnLow, w.yarnHigh, w.yarnAttention]) show(node, "", "\u2014");
+      w.yarnError.textContent = "YaRN has no ramp for these settings: its bounds cross (posenc_docs.scaling.yarn raises ValueError), so it is left out.";
+    }
+    show(w.bandFast, L0 / HIGH_FREQ_FACTOR, fixed(L0 / HIGH_FREQ_FACTOR, 1));
+    show(w.bandSlow, L0 / LOW_FREQ_FACTOR, fixed(L0 / LOW_FREQ_FACTOR, 1));
+    fillTable(w.rows, result, state);
+    drawWavelengths(w.wavelengths, wavelength, state, colours);
+    drawScales(w.scales, scale, state, colours);
+    w.legend.replaceChildren(...METHODS.filter((m) => scale[m.key]).map((m, i) => legendItem(m, colours.series[i])));
+    root.dataset.state = JSON.stringify(state);
+  }
+
+  const update = (name) => (value) => {
+    if (state[name] === value) return;
+    state[name] = value;
+    compute();
+    render();
+  };
+  const fields = [
+    numberField({ label: "Head dim", value: state.d, min: 8, max: 512, step: 2,
+      parse: parse.d, onValue: update("d") }),
+    numberField({ label: "Base", value: state.base, min: 1, step: "any",
+      parse: parse.base, onValue: update("base") }),
+    numberField({ label: "Training length", value: state.L0, min: 16, max: 10000000,
+      parse: parse.L0, onValue: update("L0") }),
+    numberField({ label: "Factor", value: state.s, min: 1, max: 1000, step: "any",
+      parse: parse.s, onValue: update("s") }),
+  ];
+  w.controls.append(...fields.map((f) => f.wrap));
+  compute();
+  hideFallback(root);
+  width = root.clientWidth;
+  render();
+  const resize = new ResizeObserver(() => {
+    if (root.clientWidth !== width) { width = root.clientWidth; render(); }
+  });
+  resize.observe(root);
+  return { root, redraw: render, destroy: () => resize.disconnect() };
+}
+
+function factorParser(raw) {
+  const x = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(x)) return { value: null, note: "Factor must be a number." };
+  if (x < 1) return { value: 1, note: `Factor must be at least 1 (no extension): ${raw} clamped to 1.` };
+  if (x > 1000) return { value: 1000, note: `Factor capped at 1,000: ${raw} clamped to 1,000.` };
+  return { value: x, note: "" };
+}
+
+function build(root) {
+  const out = (key) => h("output", { "data-readout": key });
+  const w = {
+    controls: h("div", { class: "pw-controls", role: "group", "aria-label": "Settings" }),
+    wavelengths: h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Wavelength of each rotary pair on a log scale, with the trained context and the extended context as horizontal lines." }),
+    scales: h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Slow-down of each rotary pair under linear interpolation, NTK-aware scaling, YaRN and Llama 3.1; 1 means unchanged." }),
+    legend: h("ul", { class: "pw-legend" }),
+    rows: h("tbody"),
+    yarnError: h("p", { class: "pw-note", "aria-live": "polite" }),
+  };
+  for (const key of ["beyond", "ntkBase", "yarnLow", "yarnHigh", "yarnAttention", "bandFast", "bandSlow"]) w[key] = out(key);
+  const headers = ["pair i", "\u03bb\u1d62", "turns in L\u2080", ...METHODS.map((m) => m.name)];
+  const row = (...parts) => h("p", { class: "pw-readout" }, ...parts);
+  root.append(h("div", { class: "pw" }, w.controls,
+    h("p", { class: "pw-title", text: "Wavelength \u03bb\u1d62 = 2\u03c0/\u03b8\u1d62 of each pair against the training length L\u2080" }),
+    w.wavelengths,
+    row("Pairs that never complete a turn within L\u2080:", w.beyond),
+    h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies (1 = pair unchanged, s = interpolated)" }),
+    w.scales, w.legend, w.yarnError,
+    row("NTK-aware base b\u00b7s^(d/(d\u22122)) =", w.ntkBase),
+    row("YaRN ramp from pair", w.yarnLow, " to pair", w.yarnHigh, "; attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
+    row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4 =", w.bandFast, " and divides by s those above L\u2080 =", w.bandSlow),
+    h("details", { class: "pw-details" }, h("summary", { text: "Every pair as a table" }),
+      h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Per-pair values" },
+        h("table", { class: "pw-table" }, h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", { scope: "col", text: t })))), w.rows)))));
+  return w;
+}
+
+function fillTable(tbody, { wavelength, scale }, { d, L0 }) {
+  const rows = [];
+  for (let i = 0; i < d / 2; i++) {
+    const cells = [h("td", { text: i }), h("td", { "data-value": wavelength[i], text: fixed(wavelength[i], 1) }),
+      h("td", { text: sig(L0 / wavelength[i], 4) })];
+    for (const m of METHODS) {
+      const v = scale[m.key] ? scale[m.key][i] : NaN;
+      cells.push(h("td", { "data-method": m.key, "data-value": v, text: Number.isNaN(v) ? "\u2014" : fixed(v, 4) }));
+    }
+    rows.push(h("tr", { "data-pair": i }, ...cells));
+  }
+  tbody.replaceChildren(...rows);
+}
+
+function drawWavelengths(canvas, wavelength, { d, L0, s }, colours) {
+  const { ctx, w, h: height } = fitCanvas(canvas);
+  const n = d / 2, top = Math.max(wavelength[n - 1], s * L0) * 2, bottom = Math.min(wavelength[0], L0) / 2;
+  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [bottom, top], logY: true, colours, xLabel: "pair i" });
+  for (const [value, label, dash] of [[L0, "L\u2080", []], [s * L0, "s\u00b7L\u2080", [5, 4]]]) {
+    ctx.strokeStyle = colours.a;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash(dash);
+    line(ctx, frame.left, frame.y(value), frame.right, frame.y(value));
+    ctx.setLineDash([]);
+    ctx.fillStyle = colours.fg;
+    ctx.textAlign = "left";
+    ctx.textBaseline = "bottom";
+    ctx.fillText(label, frame.left + 4, frame.y(value) - 2);
+  }
+  polyline(ctx, frame, n, (i) => i, (i) => wavelength[i], { colour: colours.b, width: 2 });
+}
+
+function drawScales(canvas, scale, { d, s }, colours) {
+  const { ctx, w, h: height } = fitCanvas(canvas);
+  const n = d / 2, pad = (s - 1) * 0.05 || 0.1;
+  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [1 - pad, s + pad], colours, xLabel: "pair i" });
+  METHODS.forEach((m, k) => {
+    if (scale[m.key]) polyline(ctx, frame, n, (i) => i, (i) => scale[m.key][i], { colour: colours.series[k], width: 2, dash: m.dash });
+  });
+}
+
+function legendItem(method, colour) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", "28");
+  svg.setAttribute("height", "8");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS(ns, "line");
+  for (const [k, v] of Object.entries({ x1: 0, y1: 4, x2: 28, y2: 4, stroke: colour, "stroke-width": 2, "stroke-dasharray": method.dash.join(" ") })) path.setAttribute(k, v);
+  svg.append(path);
+  return h("li", {}, svg, method.name);
+}

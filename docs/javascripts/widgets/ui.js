@@ -1,0 +1,180 @@
+// DOM helpers shared by the widgets: elements, labelled fields that clamp and say so,
+// accessible tabs, number formatting and the theme's colours.
+
+let counter = 0;
+export const uniqueId = (prefix) => `pw-${prefix}-${++counter}`;
+
+/** h("div", {class: "x", "aria-label": "y"}, child, "text") */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === false || value == null) continue;
+    if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children.filter((c) => c != null));
+  return node;
+}
+
+/** Fixed decimals with thousands separators and a true minus sign, as the site's macros. */
+export function fixed(value, places) {
+  if (!Number.isFinite(value)) return String(value);
+  const [whole, frac] = Math.abs(value).toFixed(places).split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const negative = value < 0 && /[1-9]/.test(whole + (frac || ""));
+  return (negative ? "\u2212" : "") + grouped + (frac ? `.${frac}` : "");
+}
+
+/** Six significant digits, no exponent for the ranges shown here. */
+export function sig(value, digits = 6) {
+  return String(+value.toPrecision(digits)).replace("-", "\u2212");
+}
+
+/** Write a readout: visible text plus the full float64 value in data-value. */
+export function show(node, value, text) {
+  node.textContent = text;
+  node.dataset.value = String(value);
+}
+
+/**
+ * A labelled number input. `parse(raw)` returns {value, note} (value null = refused,
+ * note = what was changed and why). `onValue(value)` runs for each accepted value.
+ */
+export function numberField({ label, value, min, max, step = 1, parse, onValue, hint }) {
+  const id = uniqueId("field");
+  const input = h("input", {
+    id, type: "number", inputmode: step === "any" ? "decimal" : "numeric",
+    value, min, max, step, "aria-describedby": `${id}-note`,
+  });
+  const note = h("p", { class: "pw-note", id: `${id}-note`, "aria-live": "polite" });
+  const wrap = h("div", { class: "pw-field" }, h("label", { for: id, text: label }), input, note);
+  if (hint) wrap.title = hint;
+  let written = null; // a value we wrote back; re-reading it must keep the note
+  const apply = (commit) => {
+    if (input.value === written) return;
+    const result = parse(input.value);
+    note.textContent = result.note || "";
+    input.setAttribute("aria-invalid", result.value == null ? "true" : "false");
+    wrap.classList.toggle("pw-refused", result.value == null);
+    if (result.value == null) return;
+    if (commit && String(result.value) !== input.value) input.value = written = String(result.value);
+    onValue(result.value);
+  };
+  input.addEventListener("input", () => { written = null; apply(false); });
+  input.addEventListener("change", () => apply(true));
+  input.addEventListener("keydown", (e) => e.key === "Enter" && apply(true));
+  return { wrap, input, note, set: (v) => { input.value = v; } };
+}
+
+/** Parser for whole numbers in [lo, hi]; `even` rounds odd values up to even. */
+export function integerParser(name, lo, hi, { even = false } = {}) {
+  return (raw) => {
+    const x = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(x)) return { value: null, note: `${name} must be a number.` };
+    let v = Math.round(x), notes = [];
+    if (v !== x) notes.push(`${raw} is not a whole number: using ${v}.`);
+    if (even && v % 2) {
+      const up = v + 1 <= hi ? v + 1 : v - 1;
+      notes.push(`${name} must be even: ${v} rounded to ${up}.`);
+      v = up;
+    }
+    if (v < lo || v > hi) {
+      const c = Math.min(Math.max(v, lo), hi);
+      notes.push(`${name} must be between ${lo.toLocaleString("en-US")} and ${hi.toLocaleString("en-US")}: ${v.toLocaleString("en-US")} clamped to ${c.toLocaleString("en-US")}.`);
+      v = c;
+    }
+    return { value: v, note: notes.join(" ") };
+  };
+}
+
+/** A start value from a data attribute, through the same parser as its field. */
+export function startValue(raw, parse, fallback) {
+  return raw == null ? fallback : (parse(raw).value ?? fallback);
+}
+
+/** Parser for a RoPE/sinusoidal base: refused unless finite and > 1. */
+export function baseParser(current) {
+  return (raw) => {
+    const x = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(x) || x <= 1) {
+      return { value: null, note: `Base must be a number greater than 1; ${raw || "empty"} refused, still using ${sig(current())}.` };
+    }
+    return { value: x, note: "" };
+  };
+}
+
+/** A labelled range slider with its value shown beside it. */
+export function rangeField({ label, value, min, max, onValue }) {
+  const id = uniqueId("range");
+  const input = h("input", { id, type: "range", min, max, step: 1, value });
+  const out = h("output", { for: id, class: "pw-range-value", text: value });
+  const wrap = h("div", { class: "pw-field pw-range" },
+    h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, input, out));
+  input.addEventListener("input", () => onValue(Number(input.value)));
+  const set = (v, max) => {
+    if (max != null) input.max = max;
+    input.value = v;
+    out.textContent = v;
+    input.setAttribute("aria-valuetext", String(v));
+  };
+  return { wrap, input, out, set };
+}
+
+/** WAI-ARIA tabs. tabs: [{key, label, panel}]; onShow(key) when one is selected. */
+export function tabList(label, tabs, onShow) {
+  const list = h("div", { class: "pw-tabs", role: "tablist", "aria-label": label });
+  const buttons = tabs.map(({ key, label: text, panel }) => {
+    const id = uniqueId("tab");
+    panel.id = `${id}-panel`;
+    panel.setAttribute("role", "tabpanel");
+    panel.setAttribute("aria-labelledby", id);
+    panel.tabIndex = 0;
+    const button = h("button", { type: "button", role: "tab", id, "aria-controls": panel.id, text });
+    button.addEventListener("click", () => select(key));
+    list.append(button);
+    return button;
+  });
+  function select(key, focus = false) {
+    tabs.forEach((tab, i) => {
+      const on = tab.key === key;
+      buttons[i].setAttribute("aria-selected", String(on));
+      buttons[i].tabIndex = on ? 0 : -1;
+      tab.panel.hidden = !on;
+      if (on && focus) buttons[i].focus();
+    });
+    onShow(key);
+  }
+  list.addEventListener("keydown", (e) => {
+    const i = buttons.indexOf(document.activeElement);
+    const moves = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 };
+    if (i < 0 || !(e.key in moves)) return;
+    e.preventDefault();
+    select(tabs[(moves[e.key] + tabs.length) % tabs.length].key, true);
+  });
+  return { list, select };
+}
+
+/** Colours from Material's CSS variables, so canvases follow the light/dark scheme. */
+export function themeColours(node) {
+  const style = getComputedStyle(node);
+  const v = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
+  const dark = (document.body.getAttribute("data-md-color-scheme") || "") === "slate";
+  return {
+    fg: v("--md-default-fg-color", "#000"),
+    muted: v("--md-default-fg-color--light", "#666"),
+    grid: v("--md-default-fg-color--lightest", "#ddd"),
+    bg: v("--md-default-bg-color", "#fff"),
+    // Okabe-Ito: vermillion/blue on light, orange/sky blue on dark (>= 3:1 contrast).
+    a: dark ? "#E69F00" : "#D55E00",
+    b: dark ? "#56B4E9" : "#0072B2",
+    series: dark ? ["#56B4E9", "#E69F00", "#009E73", "#CC79A7"] : ["#0072B2", "#D55E00", "#009E73", "#CC79A7"],
+    dark,
+  };
+}
+
+/** Hide the static build-time figures inside a widget root; they are the no-JS view. */
+export function hideFallback(root) {
+  for (const child of root.children) {
+    if (!child.classList.contains("pw")) child.hidden = true;
+  }
+}

@@ -1,0 +1,530 @@
+"""The interactive widgets in real Chromium: their numbers equal posenc_docs's, bad
+input clamps and says so, they work by pointer and keyboard, at 390 px and in both
+schemes, without JavaScript the static figures stay, an update while dragging fits
+in a frame, and axe-core finds no serious or critical violation on any page."""
+
+import json
+import re
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from posenc_docs import alibi, learned, rope, scaling, sinusoidal
+
+from .conftest import GuardedPage
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDGET_JS = ROOT / "docs" / "javascripts" / "widgets"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+EXPLORER = "part1/picture/"
+EXTENSION = "part2/07-context-extension/"
+EXPLORER_LABELS = ["Dimension d", "Base", "Positions", "Position A", "Position B"]
+EXTENSION_LABELS = ["Head dim", "Base", "Training length", "Factor"]
+
+
+def number(text: str) -> float:
+    """A displayed number: true minus, thousands separators."""
+    return float(text.replace("\N{MINUS SIGN}", "-").replace(",", ""))
+
+
+def assert_shown(locator, expected: float, places: int):
+    """data-value equals ``expected`` and the text shows it to ``places`` decimals."""
+    value = float(locator.get_attribute("data-value"))
+    assert value == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert abs(number(locator.inner_text()) - expected) <= 0.5 * 10**-places + 1e-9
+
+
+def open_widget(guarded, site_url, path, **options):
+    tab = guarded(**options)
+    tab.page.goto(f"{site_url}/{path}", wait_until="load")
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready] .posenc-widget .pw")
+    return tab
+
+
+def set_field(page, label, value):
+    field = page.get_by_label(label, exact=True)
+    field.fill(str(value))
+    field.press("Enter")
+
+
+def set_explorer(page, d, base, n, a, b):
+    for label, value in [("Dimension d", d), ("Base", base), ("Positions", n)]:
+        set_field(page, label, value)
+    page.get_by_label("Position A", exact=True).fill(str(a))
+    page.get_by_label("Position B", exact=True).fill(str(b))
+    state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+    assert state == {"d": d, "base": base, "n": n, "a": a, "b": b}
+
+
+def test_widget_javascript_is_at_most_60_kb():
+    sizes = {p.name: p.stat().st_size for p in WIDGET_JS.glob("*.js")}
+    assert sizes and sum(sizes.values()) <= 60 * 1024, sizes
+
+
+def test_widgets_ship_without_axe_or_outside_code(site_dir):
+    assert not list(site_dir.rglob("axe*.js")), "axe-core is for tests only"
+    for path in (site_dir / "javascripts" / "widgets").glob("*.js"):
+        urls = re.findall(r"https?://[^\s\"'`]+", path.read_text())
+        assert set(urls) <= {"http://www.w3.org/2000/svg"}, (path.name, urls)
+
+
+@pytest.mark.parametrize(
+    ("path", "labels"),
+    [(EXPLORER, [*EXPLORER_LABELS, "dot product"]), (EXTENSION, EXTENSION_LABELS)],
+)
+def test_every_control_has_one_accessible_label(guarded, site_url, path, labels):
+    page = open_widget(guarded, site_url, path).page
+    for label in labels:  # substring match: no other name may contain the label
+        assert page.get_by_label(label).count() == 1, label
+    unlabelled = page.evaluate(
+        "() => [...document.querySelectorAll('.pw input, .pw button, .pw select')]"
+        ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')"
+        " && !e.textContent.trim()).map(e => e.outerHTML)"
+    )
+    assert unlabelled == []
+
+
+SETTINGS = [  # d, base, positions, A, B
+    (128, 10000, 256, 20, 50),
+    (8, 10000, 100, 3, 97),
+    (512, 10000, 1024, 1000, 7),
+    (64, 100.5, 300, 150, 151),
+    (16, 2.5, 50, 0, 49),
+    (12, 1000000, 1024, 1023, 0),
+]
+
+
+def test_explorer_numbers_equal_the_package(guarded, site_url, subtests):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    page.get_by_text("Every dimension as a table").click()
+    for d, base, n, a, b in SETTINGS:
+        with subtests.test(d=d, base=base, n=n, a=a, b=b):
+            set_explorer(page, d, base, n, a, b)
+            check_sinusoidal_readouts(page, d, base, a, b)
+    assert tab.blocked == [] and tab.errors == []
+
+
+def check_sinusoidal_readouts(page, d, base, a, b):
+    pe_a, pe_b = sinusoidal.encode(a, d, base), sinusoidal.encode(b, d, base)
+    assert_shown(page.get_by_label("dot product"), pe_a @ pe_b, 4)
+    assert_shown(
+        page.locator('[data-readout="offset-similarity"]'),
+        sinusoidal.offset_similarity(b - a, d, base),
+        4,
+    )
+    # the table follows 200 ms after the last change
+    wanted = {"a": str(a), "b": str(b), "d": str(d), "base": str(base)}
+    page.wait_for_function(
+        "w => { const c = document.querySelector('.pw-table caption').dataset;"
+        " return Object.keys(w).every(k => c[k] === w[k]); }",
+        arg=wanted,
+    )
+    shown = page.evaluate(
+        "() => [...document.querySelectorAll('tr[data-dim]')].map(r =>"
+        " [...r.cells].slice(3).map(c => [+c.dataset.value, c.textContent]))"
+    )
+    assert len(shown) == d
+    values = np.array([[v for v, _ in row] for row in shown])
+    texts = np.array([[number(t) for _, t in row] for row in shown])
+    expected = np.stack([pe_a, pe_b, pe_a * pe_b], axis=1)
+    np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-9)
+    assert np.abs(texts - expected).max() <= 0.5e-4 + 1e-9
+
+
+def test_rope_score_depends_only_on_the_offset(guarded, site_url, subtests):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    page.get_by_role("tab", name="RoPE").click()
+    panel = page.locator("[role=tabpanel]:visible")
+    for d, base, n, a, b in SETTINGS:
+        with subtests.test(d=d, base=base, n=n, a=a, b=b):
+            set_explorer(page, d, base, n, a, b)
+            q = np.array(json.loads(panel.get_attribute("data-q")))
+            k = np.array(json.loads(panel.get_attribute("data-k")))
+
+            def score(m, n_key, q=q, k=k, base=base):
+                rotated_q = rope.apply_rope(q[None], [m], base=base)[0]
+                return rotated_q @ rope.apply_rope(k[None], [n_key], base=base)[0]
+
+            assert len(q) == d
+            assert_shown(page.locator('[data-readout="rope-score"]'), score(b, a), 4)
+            shifted = page.locator('[data-readout="rope-score-shifted"]')
+            assert_shown(shifted, score(b + 1000, a + 1000), 4)
+            assert score(b, a) == pytest.approx(score(b + 1000, a + 1000), abs=1e-9)
+    assert tab.errors == []
+
+
+def test_alibi_slopes_equal_the_package(guarded, site_url, subtests):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    page.get_by_label("Position A", exact=True).fill("40")
+    page.get_by_label("Position B", exact=True).fill("15")
+    page.get_by_role("tab", name="ALiBi").click()
+    for heads in [1, 3, 8, 12, 20, 64]:
+        with subtests.test(heads=heads):
+            check_alibi(page, heads)
+    assert tab.errors == []
+
+
+def check_alibi(page, heads):
+    set_field(page, "Heads", heads)
+    shown = page.evaluate(
+        "() => [...document.querySelectorAll('tr[data-head]')].map(r =>"
+        " [+r.cells[1].dataset.slope, r.cells[1].textContent,"
+        " +r.cells[2].dataset.bias])"
+    )
+    slopes = alibi.alibi_slopes(heads)
+    assert len(shown) == heads
+    np.testing.assert_allclose([s for s, _, _ in shown], slopes, rtol=1e-12)
+    np.testing.assert_allclose([number(t) for _, t, _ in shown], slopes, rtol=1e-5)
+    bias = alibi.alibi_bias(heads, 1, 26)[:, 0, 0]  # query at 25, key at 0: distance 25
+    np.testing.assert_allclose([b for _, _, b in shown], bias, rtol=1e-12)
+    expected_rule = "is a power of two" if heads & (heads - 1) == 0 else "not a power"
+    assert expected_rule in page.locator("[role=tabpanel]:visible").inner_text()
+
+
+def test_learned_table_ends_at_max_len(guarded, site_url):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    set_explorer(page, 32, 10000, 300, 100, 250)
+    page.get_by_role("tab", name="Learned").click()
+    set_field(page, "Rows in the table (max_len)", 200)
+    row_a = page.locator('[data-readout="learned-a"]')
+    row_b = page.locator('[data-readout="learned-b"]')
+    assert row_a.get_attribute("data-row") == "yes"
+    assert row_b.get_attribute("data-row") == "no"
+    assert "No row for position B = 250" in row_b.inner_text()
+    assert "max_len = 200" in row_b.inner_text()
+    table = learned.LearnedPositionalEmbedding(200, 32)
+    x = np.zeros((1, 32), dtype=np.float32)
+    table(torch.from_numpy(x), positions=[100])  # a row exists
+    with pytest.raises(IndexError, match="no row for position 250"):
+        table(torch.from_numpy(x), positions=[250])
+    count = page.locator('[data-readout="parameters"]')
+    assert float(count.get_attribute("data-value")) == learned.parameter_count(200, 32)
+    assert tab.errors == []
+
+
+def test_bad_input_clamps_and_says_so(guarded, site_url):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    d_field = page.get_by_label("Dimension d", exact=True)
+    set_field(page, "Dimension d", 7)
+    assert d_field.input_value() == "8"
+    assert page.get_by_text("d must be even: 7 rounded to 8.").is_visible()
+    set_field(page, "Dimension d", 33)
+    assert d_field.input_value() == "34"
+    assert page.get_by_text("33 rounded to 34").is_visible()
+    set_field(page, "Dimension d", 2000)
+    assert d_field.input_value() == "512"
+    assert page.get_by_text("clamped to 512").is_visible()
+
+    dot = page.get_by_label("dot product")
+    before = dot.get_attribute("data-value")
+    for refused in ["1", "0.5", "-3"]:
+        set_field(page, "Base", refused)
+        message = page.get_by_text(f"{refused} refused, still using 10000")
+        assert message.is_visible()
+        base_field = page.get_by_label("Base", exact=True)
+        assert base_field.get_attribute("aria-invalid") == "true"
+        assert dot.get_attribute("data-value") == before
+
+    set_field(page, "Positions", 5000)
+    assert page.get_by_text("clamped to 1,024").is_visible()
+    page.get_by_label("Position B", exact=True).fill("900")
+    set_field(page, "Positions", 100)
+    assert page.get_by_text("Position B moved from 900 to 99").is_visible()
+    assert page.get_by_label("Position B", exact=True).input_value() == "99"
+    assert tab.errors == []
+
+
+def test_positions_by_dragging_and_by_keyboard(guarded, site_url):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    set_explorer(page, 64, 10000, 200, 10, 150)
+    overlay = page.locator(".pw-heat-overlay:visible")
+    box = overlay.bounding_box()
+    x_at = lambda p: box["x"] + (p + 0.5) / 200 * box["width"]  # noqa: E731
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x_at(30), y)  # nearer to A (10) than to B (150)
+    page.mouse.down()
+    page.mouse.move(x_at(60), y, steps=5)
+    page.mouse.up()
+    slider_a = page.get_by_label("Position A", exact=True)
+    slider_b = page.get_by_label("Position B", exact=True)
+    assert slider_a.input_value() == "60" and slider_b.input_value() == "150"
+    page.mouse.click(x_at(140), y)  # nearer to B
+    assert slider_b.input_value() == "140"
+    page.get_by_text("Every dimension as a table").click()
+    slider_a.focus()
+    page.keyboard.press("ArrowRight")
+    assert slider_a.input_value() == "61"
+    # the table follows once the positions stop changing
+    page.wait_for_function(
+        "document.querySelector('.pw-table caption').dataset.a === '61'"
+    )
+    page.keyboard.press("End")
+    assert slider_a.input_value() == "199"
+    expected = sinusoidal.encode(199, 64) @ sinusoidal.encode(140, 64)
+    assert_shown(page.get_by_label("dot product"), expected, 4)
+    tablist = page.get_by_role("tab", name="Sinusoidal")
+    tablist.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.get_by_role("tab", name="RoPE").get_attribute("aria-selected") == "true"
+    assert page.locator("[role=tabpanel]:visible canvas").count() == 1
+    assert tab.errors == []
+
+
+EXTENSION_SETTINGS = [  # head dim, base, training length, factor
+    (128, 500000, 8192, 8),
+    (64, 10000, 4096, 4),
+    (128, 10000, 2048, 32),
+    (96, 1000000, 32768, 2.5),
+    (8, 10000, 16, 1),
+]
+
+
+def read_pairs(page):
+    return page.evaluate(
+        "() => [...document.querySelectorAll('tr[data-pair]')].map(r => Object"
+        ".fromEntries([...r.querySelectorAll('td[data-method]')].map(c =>"
+        " [c.dataset.method, [+c.dataset.value, c.textContent]])))"
+    )
+
+
+def test_context_extension_equals_the_package(guarded, site_url, subtests):
+    tab = open_widget(guarded, site_url, EXTENSION)
+    for d, base, L0, s in EXTENSION_SETTINGS:
+        with subtests.test(d=d, base=base, L0=L0, s=s):
+            check_extension(tab.page, d, base, L0, s)
+    assert tab.blocked == [] and tab.errors == []
+
+
+def check_extension(page, d, base, L0, s):
+    for label, value in zip(EXTENSION_LABELS, [d, base, L0, s], strict=True):
+        set_field(page, label, value)
+    theta = rope.inv_freq(d, base)
+    methods = {
+        "linear": scaling.linear(d, base, factor=s),
+        "ntk": scaling.ntk(d, base, factor=s),
+        "yarn": scaling.yarn(d, base, factor=s, original_max_position_embeddings=L0),
+        "llama3": scaling.llama3(
+            d,
+            base,
+            factor=s,
+            low_freq_factor=1,
+            high_freq_factor=4,
+            original_max_position_embeddings=L0,
+        ),
+    }
+    rows = read_pairs(page)
+    assert len(rows) == d // 2
+    for key, (inv_freq, _) in methods.items():
+        expected = scaling.scale_per_pair(inv_freq, theta)
+        shown = np.array([row[key][0] for row in rows])
+        np.testing.assert_allclose(shown, expected, rtol=1e-12, err_msg=key)
+        texts = np.array([number(row[key][1]) for row in rows])
+        assert np.abs(texts - expected).max() <= 0.5e-4 + 1e-9, key
+    low, high = scaling.yarn_ramp_bounds(d, base, original_max_position_embeddings=L0)
+    assert_shown(page.locator('[data-readout="yarnLow"]'), low, 0)
+    assert_shown(page.locator('[data-readout="yarnHigh"]'), high, 0)
+    assert_shown(page.locator('[data-readout="yarnAttention"]'), methods["yarn"][1], 4)
+    ntk_base = base * s ** (d / (d - 2))
+    assert_shown(page.locator('[data-readout="ntkBase"]'), ntk_base, 2)
+    beyond = int((scaling.wavelengths(theta) > L0).sum())
+    shown_beyond = page.locator('[data-readout="beyond"]').get_attribute("data-value")
+    assert float(shown_beyond) == beyond
+
+
+def test_context_extension_says_when_yarn_has_no_ramp(guarded, site_url):
+    page = open_widget(guarded, site_url, EXTENSION).page
+    for label, value in zip(EXTENSION_LABELS, [64, 2, 100000, 4], strict=True):
+        set_field(page, label, value)
+    with pytest.raises(ValueError, match="non-empty ramp"):
+        scaling.yarn(64, 2, factor=4, original_max_position_embeddings=100000)
+    assert page.get_by_text("YaRN has no ramp for these settings").is_visible()
+    assert all("yarn" in row and np.isnan(row["yarn"][0]) for row in read_pairs(page))
+
+
+def test_context_extension_bad_input(guarded, site_url):
+    tab = open_widget(guarded, site_url, EXTENSION)
+    page = tab.page
+    set_field(page, "Factor", 0.5)
+    assert page.get_by_label("Factor", exact=True).input_value() == "1"
+    assert page.get_by_text("0.5 clamped to 1").is_visible()
+    set_field(page, "Head dim", 63)
+    assert page.get_by_label("Head dim", exact=True).input_value() == "64"
+    assert page.get_by_text("63 rounded to 64").is_visible()
+    widget = page.locator(".posenc-widget")
+    base = json.loads(widget.get_attribute("data-state"))["base"]
+    set_field(page, "Base", "1")
+    assert page.get_by_text("1 refused").is_visible()
+    assert json.loads(widget.get_attribute("data-state"))["base"] == base
+    assert tab.errors == []
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_without_javascript_the_static_figures_show(browser, site_url, path):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = GuardedPage(context)
+        tab.page.goto(f"{site_url}/{path}", wait_until="networkidle")
+        widget = tab.page.locator(".posenc-widget")
+        assert widget.count() == 1
+        figures = widget.locator('img[src$="#only-light"]')
+        assert figures.count() >= 1
+        for i in range(figures.count()):
+            assert figures.nth(i).is_visible()
+        assert widget.locator(".pw").count() == 0
+        assert tab.blocked == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_with_javascript_the_widget_replaces_them(guarded, site_url, path):
+    page = open_widget(guarded, site_url, path).page
+    widget = page.locator(".posenc-widget")
+    assert widget.locator(".pw").count() == 1
+    assert widget.locator('img[src*="figures/"]:visible').count() == 0
+
+
+def test_instant_navigation_mounts_once_per_visit(guarded, site_url):
+    tab = guarded()
+    page = tab.page
+    page.goto(f"{site_url}/", wait_until="networkidle")
+    for _ in range(2):
+        page.locator(f'a.md-nav__link[href$="{EXPLORER}"]').first.click()
+        page.wait_for_selector(".posenc-widget[data-mounted=ready] .pw")
+        assert page.locator(".pw").count() == 1
+        page.locator(f'a.md-nav__link[href$="{EXTENSION}"]').first.click()
+        page.wait_for_selector(
+            ".posenc-widget[data-widget=context-extension][data-mounted=ready] .pw"
+        )
+        assert page.locator(".pw").count() == 1
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    assert tab.blocked == [] and tab.errors == []
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_canvases_follow_the_colour_scheme(guarded, site_url, path):
+    page = open_widget(guarded, site_url, path).page
+    snapshot = (
+        "() => [...document.querySelectorAll('.pw canvas')].map(c => c.toDataURL())"
+    )
+    light = page.evaluate(snapshot)
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+    dark = page.evaluate(snapshot)
+    assert any(a != b for a, b in zip(light, dark, strict=True))
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_usable_on_a_390_px_screen(guarded, site_url, path, scheme):
+    page = open_widget(guarded, site_url, path, width=390, color_scheme=scheme).page
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1
+    widths = page.evaluate(
+        "() => [...document.querySelectorAll('.pw canvas, .pw input')]"
+        ".filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right)"
+    )
+    assert widths and max(widths) <= 390
+
+
+MEASURE_SLIDER = """async () => {
+  const slider = document.querySelector('.pw input[type=range]');
+  const times = [];
+  for (let i = 0; i < 80; i++) {
+    slider.value = String((i * 37) % 1024);
+    const start = performance.now();
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+    document.body.offsetHeight;  // include style and layout
+    times.push(performance.now() - start);
+    await new Promise(requestAnimationFrame);
+  }
+  return times;
+}"""
+
+INSTRUMENT_DRAG = """() => {
+  window.dragTimes = [];
+  const overlay = [...document.querySelectorAll('.pw-heat-overlay')]
+    .find(c => c.offsetParent);
+  let start = 0;
+  window.addEventListener('pointermove', () => { start = performance.now(); }, true);
+  overlay.addEventListener('pointermove', () => {
+    document.body.offsetHeight;
+    window.dragTimes.push(performance.now() - start);
+  });
+}"""
+
+
+def test_update_while_dragging_fits_in_a_frame(guarded, site_url):
+    tab = open_widget(guarded, site_url, EXPLORER)
+    page = tab.page
+    set_explorer(page, 512, 10000, 1024, 100, 700)
+    page.get_by_text("Every dimension as a table").click()  # worst case: table open
+    slider = page.evaluate(MEASURE_SLIDER)
+    page.evaluate(INSTRUMENT_DRAG)
+    overlay = page.locator(".pw-heat-overlay:visible")
+    overlay.scroll_into_view_if_needed()
+    box = overlay.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 0.1 * box["width"], y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 0.6 * box["width"], y, steps=60)
+    page.mouse.up()
+    drag = page.evaluate("window.dragTimes")
+    assert len(drag) >= 30
+    for name, times in [("slider", slider), ("drag", drag)]:
+        median, worst = statistics.median(times), max(times)
+        print(f"{name}: median {median:.2f} ms, worst {worst:.2f} ms, n={len(times)}")
+        assert median < 50, (name, times)
+    assert tab.errors == []
+
+
+AXE_RUN = """async () => {
+  const result = await axe.run(document, { resultTypes: ['violations'] });
+  return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+    .map(v => ({ id: v.id, impact: v.impact, help: v.help,
+                 nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ')) }));
+}"""
+
+
+def axe_violations(page):
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN)
+
+
+def test_axe_finds_no_serious_violation_on_any_page(guarded, site_url, html_pages):
+    assert AXE.is_file(), "axe-core missing: run `npm ci`"
+    tab, found = guarded(), {}
+    for page_path in html_pages:
+        tab.page.goto(f"{site_url}/{page_path.parent.as_posix()}/", wait_until="load")
+        tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+        violations = axe_violations(tab.page)
+        if violations:
+            found[page_path.parent.as_posix()] = violations
+    assert found == {}, json.dumps(found, indent=1)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_on_every_state_of_the_widgets(guarded, site_url, scheme):
+    found = []
+    for path in [EXPLORER, EXTENSION]:
+        page = open_widget(guarded, site_url, path, color_scheme=scheme).page
+        page.add_script_tag(path=str(AXE))
+        page.locator(".pw summary").first.click()
+        set_field(page, "Base", "1")  # a refused value: the message must pass too
+        tabs = page.get_by_role("tab")
+        for i in range(max(tabs.count(), 1)):
+            if tabs.count():
+                tabs.nth(i).click()
+            found += [(path, i, v) for v in page.evaluate(AXE_RUN)]
+    assert found == []
