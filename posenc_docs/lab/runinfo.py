@@ -1,0 +1,71 @@
+"""Where, when and how fast the lab's numbers were made, for ``results.json``."""
+
+import datetime
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import torch
+
+import posenc_docs
+
+
+def git_commit() -> tuple[str, bool]:
+    """``git rev-parse HEAD`` of this checkout and whether files differ from it."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=root,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain"],
+            cwd=root,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", False
+    return head, bool(status.strip())
+
+
+class Clock:
+    """Wall-clock time, CPU time and load average since it was made."""
+
+    def __init__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        self.load = [round(x, 2) for x in os.getloadavg()]  # 1, 5, 15 minutes
+
+    def stop(self) -> dict:
+        return {
+            "run_seconds": round(time.perf_counter() - self.wall, 1),
+            "cpu_seconds": round(time.process_time() - self.cpu, 1),
+            "load_average_at_start": self.load,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        }
+
+
+def provenance(timing: dict) -> dict:
+    """Where and when the numbers were made, and how long it took."""
+    commit, dirty = git_commit()
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return {
+        "package_version": posenc_docs.__version__,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "date_utc": now.isoformat(timespec="seconds"),
+        **timing,
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "cpu_count": os.cpu_count(),
+            "threads": torch.get_num_threads(),
+        },
+    }

@@ -1,0 +1,130 @@
+"""Train one model at length L; evaluate it at L, 2L, 4L, ... on the same tokens."""
+
+# --8<-- [start:setup]
+import math
+import time
+
+import numpy as np
+import torch
+from torch.nn.functional import cross_entropy
+
+from posenc_docs import scaling
+from posenc_docs.lab.config import Config
+from posenc_docs.lab.model import TinyGPT
+
+# --8<-- [end:setup]
+
+
+def make_model(scheme: str, config: Config) -> TinyGPT:
+    """A freshly initialised model; the same seed for every scheme."""
+    torch.manual_seed(config.seed)
+    c = config
+    return TinyGPT(scheme, c.vocab, c.d_model, c.n_head, c.n_layer, c.train_len)
+
+
+def learning_rate(step: int, config: Config) -> float:
+    """Linear warm-up, then cosine decay to a tenth of the peak."""
+    if step < config.warmup:
+        return config.lr * (step + 1) / config.warmup
+    done = (step - config.warmup) / max(config.steps - config.warmup, 1)
+    return config.lr * (0.1 + 0.45 * (1 + math.cos(math.pi * done)))
+
+
+def next_token_loss(model: TinyGPT, tokens: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy (nats) of predicting ``tokens[:, 1:]`` from the prefix."""
+    logits = model(tokens[:, :-1])  # (B, T, vocab)
+    return cross_entropy(logits.flatten(0, 1), tokens[:, 1:].flatten())
+
+
+# --8<-- [start:train]
+def train(model: TinyGPT, sequences: np.ndarray, config: Config) -> dict:
+    """AdamW on ``config.steps`` batches of (L + 1)-token sequences.
+
+    Returns the training loss every 10 steps and the throughput in tokens per
+    second of wall-clock time and per second of CPU time (one thread: one core).
+    """
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.95))
+    batches = torch.from_numpy(sequences).view(config.steps, config.batch, -1)
+    losses, start, cpu_start = [], time.perf_counter(), time.process_time()
+    for step, batch in enumerate(batches):  # batch: (B, L + 1)
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, config)
+        loss = next_token_loss(model, batch)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        if step % 10 == 0 or step == config.steps - 1:
+            losses.append(round(loss.item(), 4))
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    tokens = config.steps * config.batch * config.train_len
+    return {
+        "train_seconds": round(seconds, 2),
+        "train_cpu_seconds": round(cpu, 2),
+        "tokens_per_second": round(tokens / seconds),
+        "tokens_per_cpu_second": round(tokens / cpu),
+        "train_loss": losses,
+    }
+
+
+# --8<-- [end:train]
+
+
+# --8<-- [start:evaluate]
+@torch.no_grad()
+def evaluate(model: TinyGPT, stream: np.ndarray, length: int) -> dict:
+    """Mean loss over non-overlapping windows of ``length`` tokens of ``stream``.
+
+    ``stream`` is ``(n, M + 1)`` with ``M`` a multiple of ``length``: every
+    length sees exactly the same targets. A model that cannot run at this
+    length reports its error instead of a number.
+    """
+    tokens = torch.from_numpy(stream)
+    inputs = tokens[:, :-1].reshape(-1, length)  # (windows, length)
+    targets = tokens[:, 1:].reshape(-1, length)
+    per_batch = max(1, 8192 // length)  # bound the (B, H, T, T) attention memory
+    total = 0.0
+    try:
+        for i in range(0, len(inputs), per_batch):
+            logits = model(inputs[i : i + per_batch])  # (b, length, vocab)
+            total += cross_entropy(
+                logits.flatten(0, 1),
+                targets[i : i + per_batch].flatten(),
+                reduction="sum",
+            ).item()
+    except IndexError as error:
+        return {"length": length, "error": f"IndexError: {error}"}
+    loss = total / targets.numel()
+    return {
+        "length": length,
+        "loss": round(loss, 5),
+        "perplexity": round(math.exp(loss), 4),
+    }
+
+
+# --8<-- [end:evaluate]
+
+
+# --8<-- [start:use_rope_scaling]
+def use_rope_scaling(model: TinyGPT, method: str, factor: float, config: Config):
+    """Swap the trained RoPE frequencies for a context-extension method's.
+
+    ``pi`` (position interpolation), ``ntk`` (NTK-aware base) and ``yarn``
+    from :mod:`posenc_docs.scaling`, with ``factor`` s and L0 = L; YaRN's
+    attention factor multiplies the rotated q and k, i.e. cos and sin.
+    """
+    d_head, L0 = config.d_model // config.n_head, config.train_len
+    if method == "pi":
+        inv_freq, attention_factor = scaling.linear(d_head, factor=factor)
+    elif method == "ntk":
+        inv_freq, attention_factor = scaling.ntk(d_head, factor=factor)
+    elif method == "yarn":
+        inv_freq, attention_factor = scaling.yarn(
+            d_head, factor=factor, original_max_position_embeddings=L0
+        )
+    else:
+        raise ValueError(f"method must be 'pi', 'ntk' or 'yarn', got {method!r}")
+    model.rope_inv_freq = torch.from_numpy(inv_freq).float()
+    model.rope_attention_factor = attention_factor
+
+
+# --8<-- [end:use_rope_scaling]
