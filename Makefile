@@ -56,7 +56,7 @@ unit: install
 browser: install $(CHROMIUM)
 	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
 	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(CHROMIUM) \
-	  $(BIN)/python -m pytest -m "build or browser"
+	  $(BIN)/python -m pytest -m "build or browser" --durations=10
 	rm -rf $(SITE_DIR)
 
 test: lint unit browser
