@@ -23,6 +23,14 @@ NOTEBOOK_CRUFT = [  # what mkdocs-jupyter adds that this site must not ship
     r".*?</script>",
     r"<script type=\"module\">(?:(?!</script>).)*?cdnjs\.cloudflare\.com.*?</script>",
 ]
+# Where the kernel happened to flush stdout mid-cell: two adjacent prompt-less text
+# outputs. Joining them (what nbconvert's coalesce_streams does) makes pages stable.
+STREAM_BREAK = re.compile(
+    r'</pre>\n</div>\n</div>\n<div class="jp-OutputArea-child">\n'
+    r'<div class="jp-OutputPrompt jp-OutputArea-prompt"></div>\n'
+    r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"'
+    r' tabindex="0">\n<pre>'
+)
 KATEX_FILES = ["katex.min.js", "katex.min.css", "contrib/auto-render.min.js"]
 THEMES = ("light", "dark")
 
@@ -109,16 +117,18 @@ def clean_notebook_html(html: str) -> str:
     """Drop MathJax and CDN mermaid loaders; number cells so builds are reproducible.
 
     KaTeX renders notebook math like every other page's. Jupytext gives each cell a
-    random id on every read, so ids become ``cell-1``, ``cell-2``, ... in page order.
+    random id on every read, so ids become ``cell-1``, ``cell-2``, ... in page order;
+    stdout split into several outputs by flush timing is joined into one.
     """
     for pattern in NOTEBOOK_CRUFT:
         html, found = re.subn(pattern, "", html, flags=re.DOTALL)
         if not found:
             raise PluginError(f"notebook page changed shape: {pattern!r} not found")
     numbers = itertools.count(1)
-    return re.sub(
+    html = re.sub(
         r'id="cell-id=[0-9a-f]+"', lambda m: f'id="cell-{next(numbers)}"', html
     )
+    return STREAM_BREAK.sub("", html)
 
 
 def on_post_page(output, page, config):

@@ -96,3 +96,20 @@ def test_notebook_pages_lose_cdn_loaders_and_random_ids():
 def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
     with pytest.raises(PluginError, match="changed shape"):
         build_assets.clean_notebook_html("<div>no loaders here</div>")
+
+
+def test_stdout_split_by_flush_timing_is_joined():
+    output = (
+        '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"'
+        ' tabindex="0">\n<pre>'
+    )
+    one = f"{output}first\nsecond\n</pre>\n</div>\n</div>"
+    split = (
+        f"{output}first\n</pre>\n</div>\n</div>\n"
+        '<div class="jp-OutputArea-child">\n'
+        '<div class="jp-OutputPrompt jp-OutputArea-prompt"></div>\n'
+        f"{output}second\n</pre>\n</div>\n</div>"
+    )
+    assert build_assets.STREAM_BREAK.sub("", split) == one
+    result = split.replace('prompt"></div>', 'prompt">Out[3]:</div>')
+    assert build_assets.STREAM_BREAK.sub("", result) == result  # not a stream
