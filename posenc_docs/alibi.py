@@ -8,23 +8,11 @@ reference code computes them; :func:`alibi_bias` (NumPy, float64) and
 """
 
 import math
-import operator
 
 import numpy as np
 import torch
 
-
-def _positive_int(name: str, value) -> int:
-    """Return ``value`` as an int, or raise naming ``name`` if it is not > 0."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
-    try:
-        as_int = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be a positive integer, got {value!r}") from None
-    if as_int <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return as_int
+from posenc_docs._checks import checked_int
 
 
 # --8<-- [start:alibi_slopes]
@@ -50,7 +38,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     i.e. ``2^(-4(2j+1)/c)``: the odd powers of ``2^(-4/c)``, which fall between
     the first ones. n = 1 gives ``2^-8``, the reference code's value.
     """
-    n_heads = _positive_int("n_heads", n_heads)
+    n_heads = checked_int("n_heads", n_heads)
     c = 2 ** math.floor(math.log2(n_heads))  # largest power of two <= n_heads
     k = np.arange(1, c + 1, dtype=np.float64)
     odd = np.arange(1, 2 * (n_heads - c), 2, dtype=np.float64)  # 1, 3, 5, ...
@@ -62,7 +50,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
 
 def _check_lengths(q_len, k_len, causal: bool) -> tuple[int, int]:
-    q_len, k_len = _positive_int("q_len", q_len), _positive_int("k_len", k_len)
+    q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
     if causal and q_len > k_len:
         raise ValueError(
             f"causal ALiBi needs q_len <= k_len (queries are the last q_len of the "

@@ -6,24 +6,10 @@ is a hard ceiling: there is no row for position ``max_len`` or beyond, which
 is why GPT-2 stops at 1,024 tokens and BERT at 512.
 """
 
-import operator
-
 import torch
 from torch import nn
 
-
-def _checked_int(name: str, value, minimum: int = 1) -> int:
-    """Return ``value`` as an int, or raise naming ``name`` if not >= minimum."""
-    kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be {kind}, got {value!r}")
-    try:
-        as_int = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be {kind}, got {value!r}") from None
-    if as_int < minimum:
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return as_int
+from posenc_docs._checks import checked_int
 
 
 # --8<-- [start:parameter_count]
@@ -35,7 +21,7 @@ def parameter_count(max_len: int, d: int) -> int:
     One row of ``d`` numbers per position: ``max_len * d``. GPT-2 small has
     1024 * 768 = 786,432; BERT-base has 512 * 768 = 393,216.
     """
-    return _checked_int("max_len", max_len) * _checked_int("d", d)
+    return checked_int("max_len", max_len) * checked_int("d", d)
 
 
 # --8<-- [end:parameter_count]
@@ -64,8 +50,8 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def __init__(self, max_len: int, d: int, *, init_std: float = 0.02):
         super().__init__()
-        self.max_len = _checked_int("max_len", max_len)
-        self.d = _checked_int("d", d)
+        self.max_len = checked_int("max_len", max_len)
+        self.d = checked_int("d", d)
         self.table = nn.Embedding(self.max_len, self.d)  # (max_len, d)
         nn.init.normal_(self.table.weight, std=init_std)
 
@@ -74,7 +60,7 @@ class LearnedPositionalEmbedding(nn.Module):
         if x.ndim < 2 or x.shape[-1] != self.d:
             raise ValueError(f"x must have shape (..., T, {self.d}), got {x.shape}")
         if positions is None:
-            start = _checked_int("offset", offset, minimum=0)
+            start = checked_int("offset", offset, minimum=0)
             positions = torch.arange(start, start + x.shape[-2], device=x.device)
         positions = torch.as_tensor(positions, device=x.device)
         self._check_positions(positions)
