@@ -6,33 +6,18 @@ by a hash of their inputs, so ``mkdocs serve`` redraws only what changed.
 """
 
 import hashlib
-import itertools
 import json
 import multiprocessing
 import os
-import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-NOTEBOOK_CRUFT = [  # what mkdocs-jupyter adds that this site must not ship
-    r"<!-- Load mathjax -->\s*<script src=\"\">\s*</script>",  # empty MathJax loader
-    r"<!-- MathJax configuration -->\s*<script type=\"text/x-mathjax-config\">"
-    r".*?</script>",
-    r"<script type=\"module\">(?:(?!</script>).)*?cdnjs\.cloudflare\.com.*?</script>",
-]
-# Where the kernel happened to flush stdout mid-cell: two adjacent prompt-less text
-# outputs. Joining them (what nbconvert's coalesce_streams does) makes pages stable.
-STREAM_BREAK = re.compile(
-    r'</pre>\n</div>\n</div>\n<div class="jp-OutputArea-child">\n'
-    r'<div class="jp-OutputPrompt jp-OutputArea-prompt"></div>\n'
-    r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"'
-    r' tabindex="0">\n<pre>'
-)
+from posenc_docs.figures.spec import THEMES, figure_path
+
 KATEX_FILES = ["katex.min.js", "katex.min.css", "contrib/auto-render.min.js"]
-THEMES = ("light", "dark")
 
 
 def katex_dir(project_dir: Path) -> Path:
@@ -94,9 +79,7 @@ def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
     missing = [job for job, path in cached.items() if not path.is_file()]
     for (slug, theme), svg in zip(missing, render_all(missing), strict=True):
         cached[(slug, theme)].write_bytes(svg)
-    return {
-        f"figures/{s}-{t}.svg": path.read_bytes() for (s, t), path in cached.items()
-    }
+    return {figure_path(s, t): path.read_bytes() for (s, t), path in cached.items()}
 
 
 def on_config(config):
@@ -111,27 +94,3 @@ def on_files(files, config):
     for src_uri, content in generated.items():
         files.append(File.generated(config, src_uri, content=content))
     return files
-
-
-def clean_notebook_html(html: str) -> str:
-    """Drop MathJax and CDN mermaid loaders; number cells so builds are reproducible.
-
-    KaTeX renders notebook math like every other page's. Jupytext gives each cell a
-    random id on every read, so ids become ``cell-1``, ``cell-2``, ... in page order;
-    stdout split into several outputs by flush timing is joined into one.
-    """
-    for pattern in NOTEBOOK_CRUFT:
-        html, found = re.subn(pattern, "", html, flags=re.DOTALL)
-        if not found:
-            raise PluginError(f"notebook page changed shape: {pattern!r} not found")
-    numbers = itertools.count(1)
-    html = re.sub(
-        r'id="cell-id=[0-9a-f]+"', lambda m: f'id="cell-{next(numbers)}"', html
-    )
-    return STREAM_BREAK.sub("", html)
-
-
-def on_post_page(output, page, config):
-    if page.file.src_uri.startswith("notebooks/"):
-        return clean_notebook_html(output)
-    return output

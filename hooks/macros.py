@@ -1,43 +1,37 @@
-"""mkdocs-macros entry point: numbers and figures computed at build time.
+"""mkdocs-macros entry point: the names a page can use, listed explicitly.
 
 Pages opt in with ``render_macros: true`` in their front matter. In a page:
 
 - ``{{ fixed(x, 4) }}`` formats a number to 4 decimals, ``{{ count(x) }}`` rounds
-  to a whole number with thousands separators;
-- every public module of ``posenc_docs`` is there by its short name
-  (``sinusoidal``, ``rope``, ``alibi``, ``scaling``, ...), so
-  ``{{ fixed(sinusoidal.offset_similarity(1, 8), 4) }}`` is live;
-- ``{{ figure("slug") }}`` shows a figure from ``posenc_docs.figures.FIGURES`` in
-  its light and dark variants, with its alt text.
+  to a whole number with thousands separators (``posenc_docs.pages.format``);
+- the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
+  ``learned``, ``attention``), the page-support modules (``part1``,
+  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``) and ``lab``;
+- ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
+  alt text.
 """
 
-import importlib
-import pkgutil
 import posixpath
 
-import posenc_docs
+from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
+from posenc_docs.figures.spec import THEMES, figure_path
+from posenc_docs.pages import models, part1, part2_basics, part2_extension, pitfalls
+from posenc_docs.pages.format import count, fixed
 
-NOT_FOR_PAGES = {"bench", "examples", "figures"}
-
-
-def package_modules() -> dict:
-    """The package's public modules by short name (``sinusoidal``, ``rope``, ...)."""
-    names = [m.name for m in pkgutil.iter_modules(posenc_docs.__path__)]
-    return {
-        name: importlib.import_module(f"posenc_docs.{name}")
-        for name in names
-        if not name.startswith("_") and name not in NOT_FOR_PAGES
-    }
-
-
-def fixed(value, places: int = 2) -> str:
-    """``value`` to ``places`` decimals, thousands separated, with a true minus."""
-    return f"{float(value):,.{places}f}".replace("-", "\N{MINUS SIGN}")
-
-
-def count(value) -> str:
-    """``value`` rounded to a whole number, with thousands separators."""
-    return f"{round(float(value)):,}".replace("-", "\N{MINUS SIGN}")
+NAMESPACE = {
+    "sinusoidal": sinusoidal,
+    "learned": learned,
+    "rope": rope,
+    "alibi": alibi,
+    "scaling": scaling,
+    "attention": attention,
+    "part1": part1,
+    "part2_basics": part2_basics,
+    "part2_extension": part2_extension,
+    "pitfalls": pitfalls,
+    "models": models,
+    "lab": lab,
+}
 
 
 def figure_markdown(slug: str, page_src_uri: str) -> str:
@@ -49,15 +43,15 @@ def figure_markdown(slug: str, page_src_uri: str) -> str:
     alt = BY_SLUG[slug].alt
     here = posixpath.dirname(page_src_uri)
     images = []
-    for theme in ("light", "dark"):
-        src = posixpath.relpath(f"figures/{slug}-{theme}.svg", here or ".")
+    for theme in THEMES:
+        src = posixpath.relpath(figure_path(slug, theme), here or ".")
         images.append(f"![{alt}]({src}#only-{theme}){{ loading=lazy }}")
     return "\n".join(images)
 
 
 def define_env(env):
-    """Register the helpers, the package modules and ``figure`` with mkdocs-macros."""
-    env.variables.update(package_modules())
+    """Register the namespace, the number formatters and ``figure``."""
+    env.variables.update(NAMESPACE)
     env.macro(fixed)
     env.macro(count)
 

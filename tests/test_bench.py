@@ -1,9 +1,9 @@
-"""Keep posenc_docs.bench runnable: tiny sizes, and the baselines it times are right."""
+"""Keep benchmarks.bench runnable: tiny sizes, and the baselines it times are right."""
 
 import numpy as np
 import torch
 
-from posenc_docs import bench
+from benchmarks import bench
 from posenc_docs.alibi import alibi_bias_torch
 from posenc_docs.rope import LAYOUTS, apply_rope
 

@@ -8,7 +8,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
-EXAMPLES = sorted((ROOT / "posenc_docs" / "examples").glob("[!_]*.py"))
+EXAMPLES = sorted((ROOT / "posenc_docs" / "examples").rglob("*.py"))
 FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
 ARXIV_ID = r"(?i)arxiv:?\s*\d{4}\.\d{4,5}"  # an identifier, not a number
 NOT_PROSE = [r"\{\{.*?\}\}", r"`[^`]*`", r"\$[^$]*\$", r"\]\([^)]*\)", ARXIV_ID]
@@ -87,7 +87,7 @@ def test_the_guards_can_fail():
     assert not any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(ok))
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_example_runs(example, capsys):
     runpy.run_path(str(example), run_name="__main__")
     assert capsys.readouterr().out.strip(), f"{example.name} printed nothing"

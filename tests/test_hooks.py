@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
+from posenc_docs.pages.format import count, fixed
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -18,6 +20,7 @@ def load(name: str):
 
 build_assets = load("build_assets")
 macros = load("macros")
+notebooks = load("notebooks")
 
 
 def test_missing_katex_stops_the_build_with_instructions(tmp_path):
@@ -60,10 +63,10 @@ def test_parallel_and_serial_drawing_give_the_same_bytes():
 
 
 def test_number_formatting():
-    assert macros.fixed(3.535255, 4) == "3.5353"
-    assert macros.fixed(-0.41614, 4) == "\N{MINUS SIGN}0.4161"
-    assert macros.count(6283.185) == "6,283"
-    assert macros.count(60611.48) == "60,611"
+    assert fixed(3.535255, 4) == "3.5353"
+    assert fixed(-0.41614, 4) == "\N{MINUS SIGN}0.4161"
+    assert count(6283.185) == "6,283"
+    assert count(60611.48) == "60,611"
 
 
 def test_figure_markdown_links_both_themes_relative_to_the_page():
@@ -87,7 +90,7 @@ NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->
 
 
 def test_notebook_pages_lose_cdn_loaders_and_random_ids():
-    cleaned = build_assets.clean_notebook_html(NOTEBOOK_PAGE)
+    cleaned = notebooks.clean_notebook_html(NOTEBOOK_PAGE)
     assert "cdnjs" not in cleaned and "mathjax" not in cleaned.lower()
     assert 'src=""' not in cleaned and "keep()" in cleaned
     assert 'id="cell-1"' in cleaned and 'id="cell-2"' in cleaned
@@ -95,7 +98,7 @@ def test_notebook_pages_lose_cdn_loaders_and_random_ids():
 
 def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
     with pytest.raises(PluginError, match="changed shape"):
-        build_assets.clean_notebook_html("<div>no loaders here</div>")
+        notebooks.clean_notebook_html("<div>no loaders here</div>")
 
 
 def test_stdout_split_by_flush_timing_is_joined():
@@ -110,6 +113,6 @@ def test_stdout_split_by_flush_timing_is_joined():
         '<div class="jp-OutputPrompt jp-OutputArea-prompt"></div>\n'
         f"{output}second\n</pre>\n</div>\n</div>"
     )
-    assert build_assets.STREAM_BREAK.sub("", split) == one
+    assert notebooks.STREAM_BREAK.sub("", split) == one
     result = split.replace('prompt"></div>', 'prompt">Out[3]:</div>')
-    assert build_assets.STREAM_BREAK.sub("", result) == result  # not a stream
+    assert notebooks.STREAM_BREAK.sub("", result) == result  # not a stream

@@ -1,4 +1,4 @@
-"""Internal consistency of the published model configs in posenc_docs.models.
+"""Internal consistency of the published model configs in posenc_docs.pages.models.
 
 The values themselves were read from the configs named in each entry's ``source``;
 these tests check that they agree with each other and with the formulas the site
@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from posenc_docs import extension, models
+from posenc_docs.pages import models, part2_extension
 from posenc_docs.rope import LAYOUTS
 
 ALL = list(models.MODELS.values())
@@ -58,11 +58,11 @@ def test_partial_rotary_of_gpt_neox_matches_rotary_pct():
 @pytest.mark.parametrize("model", ROPE, ids=ids)
 def test_scaling_params_are_accepted_by_posenc_docs_scaling(model):
     for seq_len in (None, 10**6):  # LongRoPE: both lists
-        inv_freq, attention = extension.model_inv_freq(model, seq_len=seq_len)
+        inv_freq, attention = part2_extension.model_inv_freq(model, seq_len=seq_len)
         assert inv_freq.shape == (model.rotary_dim // 2,)
         assert np.all(np.isfinite(inv_freq)) and np.all(inv_freq > 0)
         assert attention >= 1.0
-        factors = extension.model_scale_factors(model, seq_len=seq_len)
+        factors = part2_extension.model_scale_factors(model, seq_len=seq_len)
         assert np.all(factors >= 1.0 - 1e-12)  # extension only ever slows pairs
 
 
@@ -76,18 +76,18 @@ def test_longrope_lists_have_one_factor_per_pair():
 
 def test_longrope_attention_factor_is_the_phi3_formula():
     phi3 = models.get("Phi-3-mini-128k-instruct")
-    _, attention = extension.model_inv_freq(phi3, seq_len=10**6)
+    _, attention = part2_extension.model_inv_freq(phi3, seq_len=10**6)
     scale = 131072 / 4096
     assert attention == pytest.approx(math.sqrt(1 + math.log(scale) / math.log(4096)))
 
 
 def test_yarn_attention_factor_of_qwen_is_point_one_ln_s_plus_one():
-    _, attention = extension.model_inv_freq(models.get("Qwen2.5-7B-Instruct"))
+    _, attention = part2_extension.model_inv_freq(models.get("Qwen2.5-7B-Instruct"))
     assert attention == pytest.approx(0.1 * math.log(4.0) + 1.0)
 
 
 def test_deepseek_mscale_pair_cancels_in_the_rotary_factor():
-    _, attention = extension.model_inv_freq(models.get("DeepSeek-V3"))
+    _, attention = part2_extension.model_inv_freq(models.get("DeepSeek-V3"))
     assert attention == pytest.approx(1.0)  # g(s, 1) / g(s, 1)
 
 
@@ -103,14 +103,14 @@ def test_deepseek_mscale_pair_cancels_in_the_rotary_factor():
     ],
 )
 def test_context_ceilings_from_the_configs(name, product, ceiling):
-    c = extension.context_ceiling(models.get(name))
+    c = part2_extension.context_ceiling(models.get(name))
     assert c.product == product
     assert c.tokens == ceiling
 
 
 def test_llama3_factor_times_length_is_not_the_advertised_length():
     for name in ("Llama-3.1-8B", "Llama-3.2-1B"):
-        c = extension.context_ceiling(models.get(name))
+        c = part2_extension.context_ceiling(models.get(name))
         assert c.product != c.configured == 131072
 
 

@@ -12,11 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from posenc_docs import alibi, sinusoidal
-from posenc_docs.figures import BY_SLUG, part1
+from posenc_docs import alibi, rope, scaling, sinusoidal
+from posenc_docs.attention import self_attention
+from posenc_docs.figures import part1 as part1_figures
+from posenc_docs.pages import part1
+from posenc_docs.sinusoidal import encode, table
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "posenc_docs" / "examples"
+fast = settings(max_examples=30, deadline=None)
+EXAMPLES = Path(__file__).resolve().parents[1] / "posenc_docs" / "examples" / "part1"
 
 
 def sinusoid(pos: int, dim: int, d: int) -> float:
@@ -72,8 +78,8 @@ def test_alibi_penalty_keeps_growing_linearly():
 @pytest.mark.parametrize(
     "script, needle",
     [
-        ("part1_d8_seed_check.py", "agrees"),
-        ("part1_learned_wall.py", "IndexError - index out of range in self"),
+        ("d8_seed_check.py", "agrees"),
+        ("learned_wall.py", "IndexError - index out of range in self"),
     ],
 )
 def test_examples_print_what_the_pages_describe(script, needle, capsys):
@@ -84,7 +90,7 @@ def test_examples_print_what_the_pages_describe(script, needle, capsys):
 
 
 def test_word_order_example_shows_zero_then_clear_differences(capsys):
-    runpy.run_path(str(EXAMPLES / "part1_word_order.py"), run_name="__main__")
+    runpy.run_path(str(EXAMPLES / "word_order.py"), run_name="__main__")
     found = re.findall(
         r"largest difference, any word:\s+(\S+)", capsys.readouterr().out
     )
@@ -92,12 +98,171 @@ def test_word_order_example_shows_zero_then_clear_differences(capsys):
     assert len(gaps) == 3 and gaps[0] < 1e-12 and min(gaps[1:]) > 0.1
 
 
-def test_part1_figures_are_registered_with_the_widget_set():
-    for slug in ("part1-encoding-matrix", "part1-two-positions", "part1-offset-curves"):
-        assert BY_SLUG[slug] in part1.FIGURES
-
-
 def test_insertion_diagram_draws_three_marked_insertion_points():
-    fig = part1.insertion_points(theme="light")
+    fig = part1_figures.insertion_points(theme="light")
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert sum(t.startswith("insertion\npoint") for t in texts) == 3
+
+
+def paper_row(pos: int, d: int, base: float = 10000.0) -> list:
+    """PE(pos) from the paper's two formulas with scalar math only."""
+    return [
+        (math.sin if j % 2 == 0 else math.cos)(pos / base ** (2 * (j // 2) / d))
+        for j in range(d)
+    ]
+
+
+def test_toy_embeddings_are_reproducible_and_per_word():
+    a = part1.toy_embeddings(["the", "king", "the"], 6, seed=3)
+    b = part1.toy_embeddings(["the", "king"], 6, seed=3)
+    assert list(a) == ["the", "king"]
+    assert all(v.shape == (6,) for v in a.values())
+    np.testing.assert_array_equal(a["king"], b["king"])
+    assert not np.allclose(a["the"], a["king"])
+    with pytest.raises(ValueError, match="d must be"):
+        part1.toy_embeddings(["x"], 0)
+
+
+def test_random_head_shapes_and_scale():
+    w_q, w_k, w_v = part1.random_head(400, 30, seed=1)
+    assert w_q.shape == w_k.shape == w_v.shape == (400, 30)
+    assert np.std(w_q) == pytest.approx(1 / math.sqrt(400), rel=0.05)
+    assert not np.allclose(w_q, w_k)
+
+
+@fast
+@given(T=st.integers(2, 7), d=st.sampled_from([4, 8, 16]), seed=st.integers(0, 99))
+def test_plain_attention_only_permutes(T, d, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((T, d))
+    perm = rng.permutation(T)
+    head = part1.random_head(d, d, seed)
+    assert part1.permutation_gap(x, perm, head) < 1e-12
+    # the same claim, checked by hand without the helper
+    out = self_attention(x, *head)
+    np.testing.assert_allclose(self_attention(x[perm], *head), out[perm], atol=1e-12)
+
+
+@fast
+@given(T=st.integers(3, 7), seed=st.integers(0, 99))
+def test_positions_or_a_causal_mask_break_the_symmetry(T, seed):
+    rng = np.random.default_rng(seed)
+    x, d = rng.standard_normal((T, 8)), 8
+    perm = np.roll(np.arange(T), 1)  # moves every token
+    head = part1.random_head(d, d, seed)
+    assert part1.permutation_gap(x, perm, head, added=table(T, d)) > 1e-6
+    assert part1.permutation_gap(x, perm, head, causal=True) > 1e-6
+    assert part1.permutation_gap(x, np.arange(T), head, causal=True) == 0.0
+
+
+def test_permutation_gap_rejects_a_non_permutation():
+    head = part1.random_head(4, 4)
+    with pytest.raises(ValueError, match="perm must be a permutation"):
+        part1.permutation_gap(np.ones((3, 4)), [0, 0, 1], head)
+
+
+def test_word_order_gap_for_the_king_sentences():
+    first, second = "the king is here", "here is the king"
+    assert part1.word_order_gap(first, second) < 1e-12
+    assert part1.word_order_gap(first, second, positions=True) > 0.1
+    assert part1.word_order_gap(first, second, causal=True) > 0.1
+    with pytest.raises(ValueError, match="reorder"):
+        part1.word_order_gap(first, "the king is there")
+    with pytest.raises(ValueError, match="reorder"):
+        part1.word_order_gap("a a b", "a b a")
+
+
+@pytest.mark.parametrize("pos, L, d", [(300, 40, 8), (50_000, 64, 16), (20, 64, 16)])
+def test_nearest_training_cosine_by_brute_force(pos, L, d):
+    row = np.array(paper_row(pos, d))
+    best = max(
+        row @ np.array(paper_row(p, d)) / (np.linalg.norm(row) * math.sqrt(d / 2))
+        for p in range(L)
+    )
+    assert part1.nearest_training_cosine(pos, L, d) == pytest.approx(best, abs=1e-9)
+
+
+def test_nearest_training_cosine_is_one_inside_training():
+    assert part1.nearest_training_cosine(17, 64, 32) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="train_len"):
+        part1.nearest_training_cosine(5, 0, 8)
+
+
+@fast
+@given(pos=st.integers(0, 100_000), L=st.integers(1, 3000), d=st.sampled_from([8, 64]))
+def test_phase_gap_matches_the_nearest_seen_angle(pos, L, d):
+    """Distance to the nearest sampled angle differs by at most half a step."""
+    gap = part1.phase_gap(pos, L, d)
+    assert gap.shape == (d // 2,) and np.all((gap >= 0) & (gap <= math.pi + 1e-12))
+    for i in range(d // 2):
+        omega = 10000.0 ** (-2 * i / d)
+        seen = np.mod(np.arange(L) * omega, 2 * math.pi)
+        delta = np.abs(np.mod(pos * omega, 2 * math.pi) - seen)
+        nearest = np.minimum(delta, 2 * math.pi - delta).min()
+        assert abs(gap[i] - nearest) <= omega / 2 + 1e-9
+
+
+def test_phase_gap_is_zero_inside_training():
+    assert not part1.phase_gap(100, 512, 64).any()
+    assert part1.phase_gap(50_000, 512, 64).max() > 1
+
+
+def test_per_dimension_fit_residual():
+    assert part1.per_dimension_fit_residual(0, 8) < 1e-9  # identity map fits
+    # independent check for d = 2 (one pair, omega = 1): fit sin(p+1) ~ a sin(p) + b
+    p = np.arange(200)
+    for now, later in [(np.sin(p), np.sin(p + 1)), (np.cos(p), np.cos(p + 1))]:
+        coef = np.polyfit(now, later, 1)
+        expected = np.abs(np.polyval(coef, now) - later).max()
+        assert part1.per_dimension_fit_residual(1, 2) >= expected - 1e-9
+    assert part1.per_dimension_fit_residual(1, 2) > 0.5
+
+
+def test_position_share_formula_and_sample():
+    assert part1.position_share(0.0) == 1.0
+    assert part1.position_share(1.0) == pytest.approx(1 / 3)
+    rng = np.random.default_rng(0)
+    d, sigma = 256, 0.7
+    pe = table(2000, d)
+    e = sigma * rng.standard_normal(pe.shape)
+    measured = ((pe**2).sum(1) / ((e + pe) ** 2).sum(1)).mean()
+    assert measured == pytest.approx(part1.position_share(sigma), abs=0.02)
+    with pytest.raises(ValueError, match="embedding_std"):
+        part1.position_share(-1.0)
+
+
+def test_angle_overshoot():
+    d, L, s = 64, 2048, 8
+    theta = rope.inv_freq(d)
+    plain = part1.angle_overshoot(theta, theta, L, s * L)
+    slow = L * theta < 2 * math.pi
+    np.testing.assert_allclose(plain[slow], s)  # unchanged frequencies: s times
+    np.testing.assert_array_equal(plain[~slow], 1.0)
+    pi_scaled = theta / s  # position interpolation by hand
+    np.testing.assert_allclose(part1.angle_overshoot(pi_scaled, theta, L, s * L), 1.0)
+    ntk = scaling.ntk(d, factor=s)[0]
+    assert part1.angle_overshoot(ntk, theta, L, s * L)[-1] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="shapes differ"):
+        part1.angle_overshoot(theta[:3], theta, L, L)
+
+
+def test_the_dimension_index_bug():
+    d = 8
+    buggy = part1.encode_with_dimension_index(3, d)
+    by_hand = [
+        (math.sin if j % 2 == 0 else math.cos)(3 / 10000 ** (2 * j / d))
+        for j in range(d)
+    ]
+    np.testing.assert_allclose(buggy, by_hand, atol=1e-12)
+    assert not np.allclose(buggy, encode(3, d))
+    wrong = part1.encode_with_dimension_index
+    assert abs(wrong(7, d) @ wrong(8, d) - wrong(30, d) @ wrong(31, d)) > 0.1
+
+
+def test_offset_curve_spread():
+    assert part1.offset_curve_spread((0, 20, 5000), 50, 16) < 1e-9
+    # the buggy encoding would not pass: its curves depend on the start
+    wrong = part1.encode_with_dimension_index
+    k = np.arange(51)
+    curves = [wrong(a + k, 16) @ wrong(a, 16) for a in (0, 20, 5000)]
+    assert np.ptp(np.stack(curves), axis=0).max() > 0.1

@@ -1,4 +1,4 @@
-"""Tests for posenc_docs.explain, the numbers quoted in Part II sections 01-05."""
+"""Tests for posenc_docs.pages.part2_basics: numbers quoted in Part II 01-05."""
 
 import cmath
 import math
@@ -9,13 +9,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_docs import alibi, explain, rope, sinusoidal
+from posenc_docs import alibi, rope, sinusoidal
+from posenc_docs.pages import part2_basics
+from posenc_docs.pages.format import markdown_table
 
 FAST = settings(max_examples=30, deadline=None)
 
 
 def test_markdown_table_layout():
-    text = explain.markdown_table(["a", "b"], [[1, 2], [3, 4]])
+    text = markdown_table(["a", "b"], [[1, 2], [3, 4]])
     assert text.splitlines() == ["| a | b |", "|---:|---:|", "| 1 | 2 |", "| 3 | 4 |"]
 
 
@@ -23,20 +25,20 @@ def test_slowest_pair_falls_short_of_two_pi_base():
     for d in (8, 64, 512):
         slowest = 2 * math.pi * 10000 ** ((d - 2) / d)  # the paper's formula, i = d/2-1
         assert sinusoidal.wavelengths(d)[-1] == pytest.approx(slowest, rel=1e-12)
-        assert slowest < explain.limit_wavelength() == pytest.approx(2e4 * math.pi)
+        assert slowest < part2_basics.limit_wavelength() == pytest.approx(2e4 * math.pi)
 
 
 def test_nearest_positions_match_brute_force():
     d, max_offset = 8, 3000
     pe = sinusoidal.table(max_offset + 1, d)  # (n, d)
     distances = np.linalg.norm(pe[1:] - pe[0], axis=1)  # offsets 1..max_offset
-    k, distance = explain.nearest_distinct_positions(d, max_offset)
+    k, distance = part2_basics.nearest_distinct_positions(d, max_offset)
     assert k == int(np.argmin(distances)) + 1
     assert distance == pytest.approx(distances.min(), rel=1e-9)
 
 
 def test_wide_encodings_keep_neighbours_closest():
-    k, distance = explain.nearest_distinct_positions(512, 20000)
+    k, distance = part2_basics.nearest_distinct_positions(512, 20000)
     direct = np.linalg.norm(sinusoidal.encode(1, 512) - sinusoidal.encode(0, 512))
     assert k == 1 and distance == pytest.approx(direct)
 
@@ -44,9 +46,9 @@ def test_wide_encodings_keep_neighbours_closest():
 def test_a_scalar_map_cannot_shift_but_the_block_rotation_can():
     # sin(p + 1) = sin(p) cos 1 + cos(p) sin 1: one dimension alone misses the
     # cos(p) sin 1 term, whose size reaches sin 1 at p = 0.
-    assert explain.scalar_shift_error(1, 0, 512) > 0.8 * math.sin(1)
-    assert explain.block_shift_error(1, 512) < 1e-10
-    assert explain.block_shift_error(37, 64) < 1e-10
+    assert part2_basics.scalar_shift_error(1, 0, 512) > 0.8 * math.sin(1)
+    assert part2_basics.block_shift_error(1, 512) < 1e-10
+    assert part2_basics.block_shift_error(37, 64) < 1e-10
 
 
 @FAST
@@ -58,16 +60,16 @@ def test_a_scalar_map_cannot_shift_but_the_block_rotation_can():
 def test_rope_matrix_is_apply_rope_and_composes_relatively(m, n, d):
     x = np.random.default_rng(d).normal(size=d)
     np.testing.assert_allclose(
-        explain.rope_matrix(m, d) @ x, rope.apply_rope(x[None], [m])[0], atol=1e-10
+        part2_basics.rope_matrix(m, d) @ x, rope.apply_rope(x[None], [m])[0], atol=1e-10
     )
-    relative = explain.rope_matrix(m, d).T @ explain.rope_matrix(n, d)
-    np.testing.assert_allclose(relative, explain.rope_matrix(n - m, d), atol=1e-10)
+    relative = part2_basics.rope_matrix(m, d).T @ part2_basics.rope_matrix(n, d)
+    np.testing.assert_allclose(relative, part2_basics.rope_matrix(n - m, d), atol=1e-10)
 
 
 def test_rotation_degrees_is_position_times_theta():
-    assert explain.rotation_degrees(3, 0, 128) == pytest.approx(3 * 180 / math.pi)
+    assert part2_basics.rotation_degrees(3, 0, 128) == pytest.approx(3 * 180 / math.pi)
     theta_last = 10000 ** (-126 / 128)
-    assert explain.rotation_degrees(3, 63, 128) == pytest.approx(
+    assert part2_basics.rotation_degrees(3, 63, 128) == pytest.approx(
         3 * theta_last * 180 / math.pi
     )
 
@@ -83,28 +85,32 @@ def paper_bound(distance: int, d: int = 128, base: float = 10000.0) -> float:
 
 @pytest.mark.parametrize("distance", [0, 1, 7, 100, 255, 5000])
 def test_rope_decay_bound_matches_the_paper_definition(distance):
-    assert explain.rope_decay_bound(distance) == pytest.approx(paper_bound(distance))
+    assert part2_basics.rope_decay_bound(distance) == pytest.approx(
+        paper_bound(distance)
+    )
 
 
 def test_rope_decay_bound_starts_at_the_mean_of_1_to_d_over_2():
-    assert explain.rope_decay_bound(0, d=128) == pytest.approx(32.5)
-    near = explain.rope_decay_bound(np.arange(257))
+    assert part2_basics.rope_decay_bound(0, d=128) == pytest.approx(32.5)
+    near = part2_basics.rope_decay_bound(np.arange(257))
     assert near.shape == (257,) and near[-1] < near[0] / 4
 
 
 def test_seed_slopes_agree_only_for_powers_of_two():
     for n in (1, 2, 4, 8, 16):
         k = np.arange(1, n + 1)
-        np.testing.assert_allclose(explain.seed_alibi_slopes(n), 2.0 ** (-8 * k / n))
+        np.testing.assert_allclose(
+            part2_basics.seed_alibi_slopes(n), 2.0 ** (-8 * k / n)
+        )
         if n > 1:
             np.testing.assert_allclose(
-                explain.seed_alibi_slopes(n), alibi.alibi_slopes(n)
+                part2_basics.seed_alibi_slopes(n), alibi.alibi_slopes(n)
             )
-    assert not np.allclose(explain.seed_alibi_slopes(12), alibi.alibi_slopes(12))
+    assert not np.allclose(part2_basics.seed_alibi_slopes(12), alibi.alibi_slopes(12))
 
 
 def test_slope_table_lists_every_head_with_its_power_of_two():
-    lines = explain.alibi_slope_table(12).splitlines()
+    lines = part2_basics.alibi_slope_table(12).splitlines()
     assert len(lines) == 2 + 12
     assert lines[2].startswith("| 1 | $2^{-1}$ | 0.50000 |")
     assert lines[-1].startswith("| 12 | $2^{-3.5}$ | 0.08839 |")
@@ -130,20 +136,24 @@ def test_parameter_counts_match_the_layers_they_describe():
     nn, (vocab, n_pos, d, layers) = torch.nn, (11, 7, 8, 3)
     gpt2 = [nn.Embedding(vocab, d), nn.Embedding(n_pos, d), nn.LayerNorm(d)]
     gpt2 += [m for _ in range(layers) for m in gpt2_block(d)]
-    assert explain.gpt2_parameter_count(vocab, n_pos, d, layers) == torch_count(*gpt2)
+    assert part2_basics.gpt2_parameter_count(vocab, n_pos, d, layers) == torch_count(
+        *gpt2
+    )
     bert = [nn.Embedding(vocab, d), nn.Embedding(n_pos, d), nn.Embedding(2, d)]
     bert += [nn.LayerNorm(d), nn.Linear(d, d)]  # embedding LayerNorm, pooler
     bert += [m for _ in range(layers) for m in bert_block(d)]
-    assert explain.bert_parameter_count(vocab, n_pos, d, layers) == torch_count(*bert)
+    assert part2_basics.bert_parameter_count(vocab, n_pos, d, layers) == torch_count(
+        *bert
+    )
 
 
 def test_parameter_counts_match_the_published_checkpoints():
     # num_parameters() of Hugging Face's "gpt2" and "bert-base-uncased"
-    assert explain.gpt2_parameter_count() == 124_439_808
-    assert explain.bert_parameter_count() == 109_482_240
+    assert part2_basics.gpt2_parameter_count() == 124_439_808
+    assert part2_basics.bert_parameter_count() == 109_482_240
 
 
 def test_rope_decay_range_brackets_every_distance_in_it():
-    low, high = explain.rope_decay_range(200, 260)
+    low, high = part2_basics.rope_decay_range(200, 260)
     values = [paper_bound(r) for r in range(200, 261)]
     assert low == pytest.approx(min(values)) and high == pytest.approx(max(values))

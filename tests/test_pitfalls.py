@@ -14,7 +14,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_docs import pitfalls
+from posenc_docs.pages import pitfalls
 
 ROOT = Path(__file__).resolve().parents[1]
 even_dims = st.integers(2, 48).map(lambda h: 2 * h)

@@ -28,14 +28,8 @@
 import numpy as np
 import torch
 
-from posenc_docs import (
-    alibi,
-    attention,
-    learned,
-    pitfalls,
-    rope,
-    sinusoidal,
-)
+from posenc_docs import alibi, attention, learned, rope, sinusoidal
+from posenc_docs.pages import pitfalls
 
 torch.manual_seed(0)
 np.set_printoptions(precision=4, suppress=True, linewidth=64)

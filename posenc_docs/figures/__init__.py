@@ -1,36 +1,18 @@
 """Build-time figures: one pure function per figure, each returning a matplotlib Figure.
 
-Each submodule lists what it draws in its own ``FIGURES``; :data:`FIGURES` here joins
-them. The MkDocs hook renders each entry in a light and a dark variant with
-:func:`to_svg` and adds them to the site in memory.
+Each page group's module (``part1``, ``part2_basics``, ...) lists what it draws in
+its own ``FIGURES``; :data:`FIGURES` here joins them. The MkDocs hook renders each
+entry in a light and a dark variant with :func:`render` and adds them to the site in
+memory.
 """
 
 import importlib
-import io
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from posenc_docs.figures.spec import THEMES, FigureSpec, figure_path, to_svg
 
-@dataclass(frozen=True)
-class FigureSpec:
-    """One figure of the site: how to draw it and what it shows, for alt text."""
-
-    slug: str
-    draw: Callable
-    alt: str
-    params: dict = field(default_factory=dict)
-
-
-def to_svg(fig) -> bytes:
-    """Deterministic SVG bytes: no date, no creator, fixed id hash salt."""
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    with plt.rc_context({"svg.hashsalt": "posenc-docs", "svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    return buffer.getvalue()
+__all__ = ["BY_SLUG", "FIGURES", "THEMES", "FigureSpec", "figure_path", "render"]
+__all__ += ["to_svg"]
 
 
 def _collect() -> list[FigureSpec]:

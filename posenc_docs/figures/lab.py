@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from posenc_docs.figures import FigureSpec
+from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import OKABE_ITO, themed
 from posenc_docs.lab import paper
 from posenc_docs.lab.results import LABELS, load_results

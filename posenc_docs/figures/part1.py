@@ -10,9 +10,10 @@ import numpy as np
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import NullLocator
 
-from posenc_docs import alibi, demos, rope, sinusoidal
-from posenc_docs.figures import FigureSpec
+from posenc_docs import alibi, rope, sinusoidal
+from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
+from posenc_docs.pages import part1
 
 
 def encoding_with_rows(n_positions: int, d: int, a: int, b: int, *, theme: str):
@@ -180,7 +181,7 @@ def phase_gaps(d: int, train_len: int, far: int, *, theme: str):
         fig, ax = plt.subplots(figsize=(7, 3.9))
         fig.subplots_adjust(left=0.13, right=0.97, top=0.9, bottom=0.14)
         for pos, color, width in ((far, OKABE_ITO[5], 2), (train_len, OKABE_ITO[2], 3)):
-            gap = demos.phase_gap(pos, train_len, d)  # (d/2,)
+            gap = part1.phase_gap(pos, train_len, d)  # (d/2,)
             ax.plot(pairs, gap, color=color, linewidth=width, label=f"PE({pos:,})")
         ax.set_xlabel("pair i (fast → slow)")
         ax.set_ylabel("radians beyond any\nangle seen in training")
@@ -229,6 +230,28 @@ def insertion_points(*, theme: str):
                 ha="right", va="center", color=colors["muted"])  # fmt: skip
         ax.set(xlim=(0, 10), ylim=(ys[-1] - 0.5, ys[0] + 0.5))
         ax.axis("off")
+    return fig
+
+
+def encoding_matrix(n_positions: int, d: int, base: float = 10000.0, *, theme: str):
+    """Heatmap of the whole encoding matrix, positions down, dimensions across."""
+    values = sinusoidal.table(n_positions, d, base)  # (n, d)
+    with themed(theme):
+        fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+        image = ax.imshow(
+            values,
+            cmap=DIVERGING,
+            vmin=-1,
+            vmax=1,
+            aspect="auto",
+            interpolation="nearest",
+        )
+        ax.set_xlabel("dimension (even = sin, odd = cos)")
+        ax.set_ylabel("position")
+        ax.set_title(f"Sinusoidal encoding, d = {d}, base = {base:g}")
+        if d <= 16:
+            ax.set_xticks(np.arange(d))
+        fig.colorbar(image, ax=ax, label="value", shrink=0.9)
     return fig
 
 
@@ -330,6 +353,16 @@ FIGURES = [
             "before the projections (sinusoidal, learned), a rotation of q and k "
             "after them (RoPE), and a bias on the scores (ALiBi); v bypasses the "
             "last two."
+        ),
+    ),
+    FigureSpec(
+        slug="part1-sinusoidal-matrix-d8",
+        draw=encoding_matrix,
+        params={"n_positions": 8, "d": 8},
+        alt=(
+            "Eight-by-eight grid of the d = 8 encoding for positions 0 to 7. Columns 0 "
+            "and 1 swing through red and blue from row to row; columns 6 and 7 are "
+            "almost constant (about 0 and 1)."
         ),
     ),
 ]

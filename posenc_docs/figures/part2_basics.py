@@ -4,9 +4,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from posenc_docs import alibi, explain, sinusoidal
-from posenc_docs.figures import FigureSpec
+from posenc_docs import alibi, sinusoidal
+from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
+from posenc_docs.pages import part2_basics
 
 
 def annotated_encoding_grid(n_positions: int, d: int, *, theme: str):
@@ -35,7 +36,7 @@ def wavelength_ladder(d: int, base: float = 10000.0, *, theme: str):
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
         ax.semilogy(pairs, lengths, color=OKABE_ITO[0], lw=2, label="pair wavelength")
-        limit = explain.limit_wavelength(base)
+        limit = part2_basics.limit_wavelength(base)
         ax.axhline(limit, color=OKABE_ITO[5], ls="--", lw=1.5)
         ax.text(
             0,
@@ -75,7 +76,7 @@ def _log_binned(values: np.ndarray, n_bins: int):
 
 def rope_long_term_decay(d: int, base: float, near: int, far: int, *, theme: str):
     """RoFormer's relative upper bound against distance: near range and log range."""
-    bound = explain.rope_decay_bound(np.arange(far + 1), d, base)  # (far + 1,)
+    bound = part2_basics.rope_decay_bound(np.arange(far + 1), d, base)  # (far + 1,)
     centre, low, mean, high = _log_binned(bound, 90)
     with themed(theme):
         fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.8), layout="constrained")
@@ -145,7 +146,7 @@ def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str):
 
 FIGURES = [
     FigureSpec(
-        slug="p2-sinusoidal-grid-8x8",
+        slug="part2_basics-sinusoidal-grid-8x8",
         draw=annotated_encoding_grid,
         params={"n_positions": 8, "d": 8},
         alt=(
@@ -156,7 +157,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2-sinusoidal-wavelengths-d512",
+        slug="part2_basics-sinusoidal-wavelengths-d512",
         draw=wavelength_ladder,
         params={"d": 512},
         alt=(
@@ -167,7 +168,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2-rope-long-term-decay",
+        slug="part2_basics-rope-long-term-decay",
         draw=rope_long_term_decay,
         params={"d": 128, "base": 10000.0, "near": 256, "far": 65536},
         alt=(
@@ -179,7 +180,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2-alibi-bias-heads",
+        slug="part2_basics-alibi-bias-heads",
         draw=alibi_bias_per_head,
         params={"n_heads": 8, "seq_len": 8},
         alt=(

@@ -9,9 +9,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from posenc_docs import extension, models, rope, scaling
-from posenc_docs.figures import FigureSpec
+from posenc_docs import rope, scaling
+from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.pages import models, part2_extension
 
 MARKERS = ("o", "s", "^", "D")
 
@@ -131,9 +132,9 @@ def model_curves(names: tuple, title: str, *, theme: str, seq_len: int | None = 
     curves, lengths, ymax = [], [], 1.0
     for name in names:
         model = models.get(name)
-        factors = extension.model_scale_factors(model, seq_len=seq_len)
+        factors = part2_extension.model_scale_factors(model, seq_len=seq_len)
         wavelength = _wavelengths(model.rotary_dim, model.rope_theta)
-        ceiling = extension.context_ceiling(model)
+        ceiling = part2_extension.context_ceiling(model)
         curves.append(
             (f"{name} ({model.rope_scaling['rope_type']})", wavelength, factors)
         )
@@ -180,10 +181,12 @@ def dynamic_family(name: str, factor: float, lengths: tuple, *, theme: str):
 def longrope_lists(name: str, *, theme: str):
     """LongRoPE: a model's searched short and long factor lists, per pair."""
     model = models.get(name)
-    short = extension.model_scale_factors(model, seq_len=None)
-    long = extension.model_scale_factors(model, seq_len=model.max_position_embeddings)
+    short = part2_extension.model_scale_factors(model, seq_len=None)
+    long = part2_extension.model_scale_factors(
+        model, seq_len=model.max_position_embeddings
+    )
     wavelength = _wavelengths(model.rotary_dim, model.rope_theta)
-    ceiling = extension.context_ceiling(model)
+    ceiling = part2_extension.context_ceiling(model)
     curves = [
         ("long_factor (past L₀)", wavelength, long),
         ("short_factor (up to L₀)", wavelength, short),
@@ -201,7 +204,7 @@ def longrope_lists(name: str, *, theme: str):
 
 FIGURES = [
     FigureSpec(
-        slug="p2x-pair-wavelengths",
+        slug="part2_extension-pair-wavelengths",
         draw=pair_wavelengths,
         params={"names": ("Llama-2-7B", "Llama-3-8B")},
         alt=(
@@ -213,7 +216,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-methods-overview",
+        slug="part2_extension-methods-overview",
         draw=methods_overview,
         params={"name": "Llama-2-7B", "factor": 4.0},
         alt=(
@@ -224,7 +227,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-scale-linear",
+        slug="part2_extension-scale-linear",
         draw=model_curves,
         params={"names": ("Vicuna-7B-v1.5-16k",), "title": "PI in a published config"},
         alt=(
@@ -234,7 +237,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-scale-ntk",
+        slug="part2_extension-scale-ntk",
         draw=ntk_family,
         params={"name": "Llama-2-7B", "factors": (2.0, 4.0, 8.0)},
         alt=(
@@ -244,7 +247,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-scale-dynamic",
+        slug="part2_extension-scale-dynamic",
         draw=dynamic_family,
         params={"name": "Llama-2-7B", "factor": 2.0, "lengths": (8192, 16384, 32768)},
         alt=(
@@ -254,7 +257,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-scale-yarn",
+        slug="part2_extension-scale-yarn",
         draw=model_curves,
         params={
             "names": ("Qwen2.5-7B-Instruct", "DeepSeek-V3"),
@@ -268,7 +271,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-scale-longrope",
+        slug="part2_extension-scale-longrope",
         draw=longrope_lists,
         params={"name": "Phi-3-mini-128k-instruct"},
         alt=(
@@ -278,7 +281,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="p2x-scale-llama3",
+        slug="part2_extension-scale-llama3",
         draw=model_curves,
         params={
             "names": ("Llama-3.1-8B", "Llama-3.2-1B"),

@@ -4,9 +4,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from posenc_docs import pitfalls
-from posenc_docs.figures import FigureSpec
+from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import themed
+from posenc_docs.pages import pitfalls
 
 VARIANT_LABELS = {
     "paper": "paper: exponent 2i/d, i = pair index",

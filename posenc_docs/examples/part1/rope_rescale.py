@@ -1,0 +1,22 @@
+"""Stretching RoPE from 8,192 to 131,072 tokens (s = 16), head dim 128."""
+
+from posenc_docs import scaling
+from posenc_docs.pages.part1 import angle_overshoot
+from posenc_docs.rope import inv_freq
+
+d, base, trained, s = 128, 10000.0, 8192, 16
+target = s * trained
+theta = inv_freq(d, base)  # (64,) the frequencies the model was trained with
+yarn, _ = scaling.yarn(d, base, factor=s, original_max_position_embeddings=trained)
+methods = {
+    "no change": theta,
+    "position interpolation": scaling.linear(d, base, factor=s)[0],
+    "NTK-aware base change": scaling.ntk(d, base, factor=s)[0],
+    "YaRN": yarn,
+}
+print(f"{'':<24} radians per token  pairs past their  worst")
+print(f"{'':<24} (fastest pair)     trained angles    overshoot")
+for name, freqs in methods.items():
+    over = angle_overshoot(freqs, theta, trained, target)  # (64,)
+    past = int((over > 1 + 1e-9).sum())
+    print(f"{name:<24} {freqs[0]:<18.4f} {past:<17} {over.max():.2f}x")

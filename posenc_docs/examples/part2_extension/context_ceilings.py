@@ -1,0 +1,53 @@
+"""Page 09: each model's context ceiling from its config, against a 300-page book."""
+
+import math
+
+from posenc_docs.pages import models
+from posenc_docs.pages.part2_extension import context_ceiling, tokens_for_words
+
+PAGES, WORDS_PER_PAGE, WORDS_PER_TOKEN = 300, 300, 0.75  # assumptions, stated
+book = tokens_for_words(PAGES * WORDS_PER_PAGE, WORDS_PER_TOKEN)
+
+
+def arithmetic(model, c):
+    if c.product is not None:
+        head = f"{c.original:,} × {c.factor:g} = {c.product:,}"
+        if c.product == c.configured:
+            return f"{head} = max_position_embeddings"
+        if c.rule == "L0 x factor":
+            return f"{head}; max_position_embeddings stays {c.configured:,}"
+        return f"{head}, but max_position_embeddings is {c.configured:,}"
+    if model.scheme == "learned":
+        return f"position table with {c.configured:,} rows"
+    if model.scheme == "alibi":
+        trained = c.configured or model.extra["train_length"]
+        return f"trained at {trained:,}; ALiBi has no table"
+    if "seq_length" in model.extra:
+        return f"trained at {model.extra['seq_length']:,}; max {c.configured:,}"
+    if "sliding_window" in model.extra:
+        return (
+            f"max_position_embeddings {c.configured:,}; sliding window "
+            f"{model.extra['sliding_window']:,}"
+        )
+    if c.configured is None:
+        return "no table, no limit in the config"
+    return f"max_position_embeddings {c.configured:,}"
+
+
+print(
+    f"Book: {PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
+    f"words/token = {book:,.0f} tokens\n"
+)
+print("| Model | Scheme | From the config | Ceiling | Windows for the book |")
+print("|---|---|---|---|---|")
+for model in models.MODELS.values():
+    c = context_ceiling(model)
+    tokens = c.tokens or model.extra.get("train_length")
+    limit = "—" if tokens is None else f"{tokens:,}"
+    if model.scheme == "learned":
+        limit += " (hard)"
+    windows = "—" if tokens is None else f"{math.ceil(book / tokens):,}"
+    print(
+        f"| {model.name} | {model.scheme} | {arithmetic(model, c)} | {limit} "
+        f"| {windows} |"
+    )

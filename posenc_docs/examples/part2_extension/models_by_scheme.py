@@ -1,0 +1,29 @@
+"""Page 06: which published model uses which scheme, and the config that says so."""
+
+from posenc_docs.pages import models
+
+
+def evidence(model):
+    """The config values that show the model's position scheme."""
+    if model.scheme == "sinusoidal":
+        return f"fixed sinusoids, base {model.extra['base']}"
+    if model.scheme == "learned":
+        return f"table of {model.max_position_embeddings:,} positions"
+    if model.scheme == "t5-bias":
+        return (
+            f"{model.extra['relative_attention_num_buckets']} buckets up to "
+            f"distance {model.extra['relative_attention_max_distance']}"
+        )
+    if model.scheme == "alibi":
+        return f"ALiBi, {model.num_heads} heads (one slope each)"
+    scaled = model.rope_scaling["rope_type"] if model.rope_scaling else "none"
+    return (
+        f"rope_theta {model.rope_theta:,.0f}, rotates {model.rotary_dim} of "
+        f"{model.head_dim} head dims ({model.rope_layout}), scaling: {scaled}"
+    )
+
+
+print("| Model | Scheme | Evidence in the config | Source |")
+print("|---|---|---|---|")
+for model in models.MODELS.values():
+    print(f"| {model.name} | {model.scheme} | {evidence(model)} | {model.source} |")

@@ -1,0 +1,13 @@
+import numpy as np
+
+from posenc_docs.alibi import alibi_slopes
+from posenc_docs.pages.pitfalls import alibi_slope_gap, prose_alibi_slopes
+
+np.set_printoptions(precision=2, linewidth=70)
+print("slope of head k = 2^-x; x for each head:")
+for n in (8, 6, 12):
+    gap = alibi_slope_gap(n)
+    print(f"\n{n} heads, 2^(-8k/n):\n ", -np.log2(prose_alibi_slopes(n)))
+    print(f"{n} heads, reference code:\n ", -np.log2(alibi_slopes(n)))
+    ratio = gap["max_ratio"]
+    print(f"heads that differ: {gap['heads_off']}, worst ratio {ratio:.1f}")

@@ -1,0 +1,234 @@
+"""Numbers behind Part II, pages 06, 07 and 09: real configs through the formulas.
+
+Every function takes plain numbers or a ``models.ModelConfig`` and returns
+numbers; pages call them from macros, examples print them. Notation as in
+:mod:`posenc_docs.scaling`: d rotary dim, b base, L training length,
+theta_i = b^(-2i/d), lambda_i = 2*pi/theta_i.
+"""
+
+# --8<-- [start:setup]
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from posenc_docs import learned, rope, scaling
+from posenc_docs.pages.models import ModelConfig
+
+
+def _positive(name: str, value) -> None:
+    """Raise unless ``value`` is a finite number > 0 (the error names ``name``)."""
+    if not (isinstance(value, int | float | np.number) and math.isfinite(value)):
+        raise TypeError(f"{name} must be a finite number, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+
+
+# --8<-- [end:setup]
+
+
+# --8<-- [start:turn_census]
+@dataclass(frozen=True)
+class TurnCensus:
+    """Which rotary pairs complete a full turn within ``length`` positions."""
+
+    n_pairs: int
+    full_turn: int  # pairs 0 .. full_turn-1 have lambda_i < length
+    boundary_pair: int  # first pair with lambda_i >= length (== full_turn)
+    boundary_wavelength: float
+    last_full_wavelength: float
+    slowest_fraction: float  # share of the circle the slowest pair covers
+
+
+def turn_census(d: int, base: float, length: float) -> TurnCensus:
+    r"""Count the pairs whose wavelength fits inside the training length.
+
+    Notes
+    -----
+    A pair with $\lambda_i < L$ has met every angle in $[0, 2\pi)$ during
+    training; a pair with $\lambda_i \ge L$ has only met
+    $[0, L\theta_i) \subset [0, 2\pi)$, so positions past $L$ give it angles it
+    never saw. Wavelengths grow with i, so the first kind is a prefix.
+    """
+    _positive("length", length)
+    wavelength = scaling.wavelengths(rope.inv_freq(d, base))  # (d/2,), increasing
+    full = int(np.count_nonzero(wavelength < length))
+    if full == len(wavelength):
+        raise ValueError(f"every pair turns within length={length}; no boundary")
+    return TurnCensus(
+        n_pairs=len(wavelength),
+        full_turn=full,
+        boundary_pair=full,
+        boundary_wavelength=float(wavelength[full]),
+        last_full_wavelength=float(wavelength[full - 1]) if full else math.nan,
+        slowest_fraction=float(length / wavelength[-1]),
+    )
+
+
+# --8<-- [end:turn_census]
+
+
+# --8<-- [start:model_inv_freq]
+def _rope_fields(model: ModelConfig) -> tuple[int, float]:
+    """(rotary dim, base) of a RoPE model; ValueError for other schemes."""
+    if model.scheme != "rope":
+        raise ValueError(f"model {model.name!r} uses {model.scheme}, not rope")
+    return model.rotary_dim, model.rope_theta
+
+
+def model_inv_freq(model: ModelConfig, seq_len: int | None = None):
+    """``(inv_freq, attention_factor)`` of a RoPE model, scaling applied.
+
+    The model's ``rope_scaling`` dict is passed to the matching function of
+    :mod:`posenc_docs.scaling` (``linear``, ``yarn``, ``longrope``, ``llama3``);
+    without one the frequencies are plain ``base^(-2i/d)`` and the factor is 1.
+    ``seq_len`` matters only for LongRoPE (which list of factors).
+    """
+    d, base = _rope_fields(model)
+    params = dict(model.rope_scaling or {"rope_type": "default"})
+    kind = params.pop("rope_type")
+    if kind == "default":
+        return rope.inv_freq(d, base), 1.0
+    if kind == "longrope":
+        params.setdefault("max_position_embeddings", model.max_position_embeddings)
+        return scaling.longrope(d, base, seq_len=seq_len, **params)
+    if kind not in ("linear", "yarn", "llama3"):
+        raise ValueError(f"unknown rope_type {kind!r} in {model.name!r}")
+    return getattr(scaling, kind)(d, base, **params)
+
+
+# --8<-- [end:model_inv_freq]
+
+
+def model_scale_factors(model: ModelConfig, seq_len: int | None = None) -> np.ndarray:
+    """Per-pair slow-down ``theta_i / theta'_i`` of a model (1 = unchanged)."""
+    d, base = _rope_fields(model)
+    scaled, _ = model_inv_freq(model, seq_len)
+    return scaling.scale_per_pair(scaled, rope.inv_freq(d, base))
+
+
+def band_counts(factors: np.ndarray, factor: float, rtol: float = 1e-9) -> tuple:
+    """(unchanged, in between, fully divided by ``factor``) pair counts."""
+    factors = np.asarray(factors, dtype=np.float64)
+    kept = int(np.count_nonzero(np.isclose(factors, 1.0, rtol=rtol)))
+    divided = int(np.count_nonzero(np.isclose(factors, factor, rtol=rtol)))
+    return kept, len(factors) - kept - divided, divided
+
+
+# --8<-- [start:context_ceiling]
+@dataclass(frozen=True)
+class Ceiling:
+    """A model's context ceiling, with the config fields it comes from."""
+
+    configured: int | None  # max_position_embeddings (None: no table)
+    original: int | None  # L0: original_max_position_embeddings, if scaled
+    factor: float | None  # rope_scaling factor (LongRoPE: max / original)
+    product: int | None  # L0 x factor
+    tokens: int | None  # the ceiling: see ``rule``
+    rule: str
+
+
+def context_ceiling(model: ModelConfig) -> Ceiling:
+    """Read a model's ceiling from its config; for scaled RoPE also L0 x factor.
+
+    Notes
+    -----
+    PI (HF ``linear``) keeps $L_0$ in ``max_position_embeddings``, and Qwen2.5's
+    YaRN block is added without changing it, so for ``linear`` and ``yarn`` the
+    ceiling is $L_0 s$. ``longrope`` and ``llama3`` configs state the extended
+    length in ``max_position_embeddings``; for ``llama3`` $L_0 s$ is *not* it
+    (s is the slow-down of the slowest pairs, not the length ratio).
+    """
+    params = model.rope_scaling or {}
+    kind = params.get("rope_type")
+    configured = model.max_position_embeddings
+    original, factor = params.get("original_max_position_embeddings"), None
+    if kind is not None:
+        original = original or configured  # linear: L0 is max_position_embeddings
+        factor = params.get("factor") or configured / original  # longrope
+    product = None if kind is None else round(original * factor)
+    if kind in ("linear", "yarn"):
+        return Ceiling(configured, original, factor, product, product, "L0 x factor")
+    rule = "max_position_embeddings" if configured else "no configured limit"
+    return Ceiling(configured, original, factor, product, configured, rule)
+
+
+# --8<-- [end:context_ceiling]
+
+
+# --8<-- [start:pi_bounds]
+def pi_bound_constant(base: float = 10000.0) -> float:
+    r"""Denominator of PI's interpolation bound, $32 \ln b$ (294.73 at b = 1e4).
+
+    Notes
+    -----
+    PI (Chen et al. 2023, eq. 7): $|a(s) - a_{lin}(s)| \le
+    d \max_j |h_j| / (32 \ln b)$ between neighbouring integer offsets.
+    """
+    _positive("base", base)
+    return 32 * math.log(base)
+
+
+def extrapolation_sum(s: float, d: int, base: float = 10000.0) -> float:
+    r"""PI's extrapolation sum $B(s)$ at relative offset ``s``.
+
+    Notes
+    -----
+    $$B(s) = \sum_{k=0}^{d/2-1} |A_{k+1}(s)|, \quad
+    A_k(s) = \sum_{j<k} e^{i s \theta_j}.$$
+    PI eq. 8 (from RoFormer 3.4.3): $|a(s)| \le 2 \max_j |h_j| B(s)$. The ratio of
+    the two bounds is $64 \ln(b) B(s) / d$; PI's "600x" is $2 \cdot 294.73$,
+    the value of that ratio if $B(s) = d$.
+    """
+    partial_sums = np.cumsum(np.exp(1j * s * rope.inv_freq(d, base)))  # A_1..A_{d/2}
+    return float(np.abs(partial_sums).sum())
+
+
+# --8<-- [end:pi_bounds]
+
+
+def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
+    """Extrapolation bound / interpolation bound at offset ``s``: 64 ln(b) B(s)/d."""
+    return 2 * extrapolation_sum(s, d, base) * pi_bound_constant(base) / d
+
+
+# --8<-- [start:costs]
+def position_parameters(model: ModelConfig) -> int:
+    """Trainable numbers spent on position (learned table or T5 bucket biases)."""
+    if model.scheme == "learned":
+        return learned.parameter_count(model.max_position_embeddings, model.hidden_size)
+    if model.scheme == "t5-bias":  # one (buckets x heads) table per stack
+        stacks = 2 if model.extra.get("num_decoder_layers") else 1
+        return stacks * model.extra["relative_attention_num_buckets"] * model.num_heads
+    return 0
+
+
+def position_ops_per_token(model: ModelConfig, seq_len: int) -> int:
+    """Arithmetic a scheme adds per token: once (additive) or per layer (others)."""
+    _positive("seq_len", seq_len)
+    if model.scheme in ("sinusoidal", "learned"):
+        return model.hidden_size  # one add per feature at the input
+    if model.scheme == "rope":  # 2 mul + 1 add per rotated q and k feature
+        kv_heads = model.extra.get("num_key_value_heads", model.num_heads)
+        return 3 * (model.num_heads + kv_heads) * model.rotary_dim
+    return model.num_heads * seq_len  # one bias add per (head, key)
+
+
+def score_ops_per_token(model: ModelConfig, seq_len: int) -> int:
+    """Multiply-adds of one layer's $QK^T$ row for one token: 2 H L d_head."""
+    _positive("seq_len", seq_len)
+    return 2 * model.num_heads * seq_len * model.head_dim
+
+
+# --8<-- [end:costs]
+
+
+# --8<-- [start:tokens_for_words]
+def tokens_for_words(words: float, words_per_token: float = 0.75) -> float:
+    """Tokens a text of ``words`` words needs at ``words_per_token``."""
+    _positive("words", words)
+    _positive("words_per_token", words_per_token)
+    return words / words_per_token
+
+
+# --8<-- [end:tokens_for_words]
