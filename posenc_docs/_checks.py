@@ -1,11 +1,31 @@
-"""Argument checks shared by the scheme modules."""
+"""The package's one set of argument checks (the policy is in ``posenc_docs``).
 
+Each check takes the argument's name and value, returns the value in its canonical
+type, or raises ``TypeError`` (wrong kind) / ``ValueError`` (wrong range or shape)
+with a message that names the argument and repeats the value it got. Numbers may be
+Python numbers, NumPy scalars or 0-d tensors; ``bool`` and strings never count as
+numbers. Tensor and array *values* are never scanned: only shape, dtype, device.
+"""
+
+import math
+import numbers
 import operator
+
+import numpy as np
+import torch
+
+
+def _scalar(value):
+    """A 0-d tensor or 0-d array as a Python number; anything else unchanged."""
+    if isinstance(value, torch.Tensor | np.ndarray) and value.ndim == 0:
+        return value.item()
+    return value
 
 
 def checked_int(name: str, value, minimum: int = 1) -> int:
-    """Return ``value`` as an int, or raise naming ``name`` if not >= minimum."""
+    """``value`` as an int >= ``minimum``; floats (even 4.0) are rejected."""
     kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    value = _scalar(value)
     if isinstance(value, bool):
         raise TypeError(f"{name} must be {kind}, got {value!r}")
     try:
@@ -15,3 +35,86 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
     if as_int < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
     return as_int
+
+
+def checked_even(name: str, value, minimum: int = 2) -> int:
+    """``value`` as an even int >= ``minimum`` (a rotary or model width)."""
+    as_int = checked_int(name, value, minimum)
+    if as_int % 2:
+        raise ValueError(f"{name} must be an even integer >= {minimum}, got {value!r}")
+    return as_int
+
+
+def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
+    """``value`` as a finite float with ``value > gt``, ``>= ge`` and ``<= le``."""
+    value = _scalar(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    as_float = float(value)
+    if not math.isfinite(as_float):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if gt is not None and not as_float > gt:
+        raise ValueError(f"{name} must be > {gt}, got {value!r}")
+    if ge is not None and not as_float >= ge:
+        raise ValueError(f"{name} must be >= {ge}, got {value!r}")
+    if le is not None and not as_float <= le:
+        raise ValueError(f"{name} must be <= {le}, got {value!r}")
+    return as_float
+
+
+def checked_choice(name: str, value, choices):
+    """``value`` if it is one of ``choices`` (compared by equality, strings only)."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def checked_float_dtype(name: str, dtype) -> torch.dtype:
+    """A torch floating-point dtype (``torch.float32``, ``torch.bfloat16``, ...)."""
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating-point torch.dtype, got {dtype!r}")
+    return dtype
+
+
+def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
+    """``x`` if it is a torch tensor of at least ``min_ndim`` dims (shape/dtype only)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    return _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
+
+
+def checked_array(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
+    """``x`` as a NumPy array of at least ``min_ndim`` dims; tensors are rejected."""
+    if isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a NumPy array, got a torch.Tensor")
+    if isinstance(x, str | bytes):
+        raise TypeError(f"{name} must be a NumPy array, got {type(x).__name__}")
+    x = np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers, got dtype {x.dtype}")
+    is_float = x.dtype.kind == "f"
+    return _checked_shape(name, x, min_ndim, last_dim, floating, is_float)
+
+
+def _checked_shape(name, x, min_ndim, last_dim, floating, is_float):
+    if floating and not is_float:
+        raise TypeError(f"{name} must have a floating dtype, got {x.dtype}")
+    if x.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dims, got shape {tuple(x.shape)}"
+        )
+    if last_dim is not None and x.shape[-1] != last_dim:
+        raise ValueError(
+            f"{name} must have last dim {last_dim}, got shape {tuple(x.shape)}"
+        )
+    return x
+
+
+def checked_permutation(name: str, perm, n: int) -> np.ndarray:
+    """``perm`` as an int array holding each of 0..n-1 exactly once."""
+    values = np.asarray(perm.detach().cpu() if isinstance(perm, torch.Tensor) else perm)
+    if values.dtype.kind not in "iu" or values.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D integer permutation, got {perm!r}")
+    if values.shape[0] != n or not np.array_equal(np.sort(values), np.arange(n)):
+        raise ValueError(f"{name} must be a permutation of 0..{n - 1}, got {perm!r}")
+    return values
