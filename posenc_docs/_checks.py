@@ -77,7 +77,7 @@ def checked_float_dtype(name: str, dtype) -> torch.dtype:
 
 
 def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """``x`` if it is a torch tensor of at least ``min_ndim`` dims (shape/dtype only)."""
+    """``x`` if it is a torch tensor of at least ``min_ndim`` dims (shape, dtype)."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     return _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
