@@ -26,7 +26,7 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
     """``value`` as an int >= ``minimum``; floats (even 4.0) are rejected."""
     kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     value = _scalar(value)
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):
         raise TypeError(f"{name} must be {kind}, got {value!r}")
     try:
         as_int = operator.index(value)
@@ -48,7 +48,7 @@ def checked_even(name: str, value, minimum: int = 2) -> int:
 def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
     """``value`` as a finite float with ``value > gt``, ``>= ge`` and ``<= le``."""
     value = _scalar(value)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     as_float = float(value)
     if not math.isfinite(as_float):
@@ -60,6 +60,13 @@ def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
     if le is not None and not as_float <= le:
         raise ValueError(f"{name} must be <= {le}, got {value!r}")
     return as_float
+
+
+def checked_bool(name: str, value) -> bool:
+    """``value`` if it is a bool (Python or NumPy); 0, 1 and strings are rejected."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def checked_choice(name: str, value, choices):
@@ -76,6 +83,18 @@ def checked_float_dtype(name: str, dtype) -> torch.dtype:
     return dtype
 
 
+def checked_device(name: str, device):
+    """``device`` as a ``torch.device``, or None (torch's default device)."""
+    if device is None:
+        return None
+    if not isinstance(device, str | torch.device) or isinstance(device, bool):
+        raise TypeError(f"{name} must be a torch.device, a str or None, got {device!r}")
+    try:
+        return torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"{name} must name a torch device, got {device!r}") from None
+
+
 def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
     """``x`` if it is a torch tensor of at least ``min_ndim`` dims (shape, dtype)."""
     if not isinstance(x, torch.Tensor):
@@ -84,13 +103,21 @@ def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=T
 
 
 def checked_array(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """``x`` as a NumPy array of at least ``min_ndim`` dims; tensors are rejected."""
+    """``x`` as a NumPy array of at least ``min_ndim`` dims; tensors are rejected.
+
+    A 0-d tensor counts as a number. Booleans, strings and ragged lists are not
+    numbers (``TypeError``).
+    """
+    x = _scalar(x)
     if isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a NumPy array, got a torch.Tensor")
     if isinstance(x, str | bytes):
         raise TypeError(f"{name} must be a NumPy array, got {type(x).__name__}")
-    x = np.asarray(x)
-    if x.dtype.kind not in "biuf":
+    try:
+        x = np.asarray(x)
+    except ValueError:
+        raise TypeError(f"{name} must be a rectangular array, got {x!r}") from None
+    if x.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold numbers, got dtype {x.dtype}")
     is_float = x.dtype.kind == "f"
     return _checked_shape(name, x, min_ndim, last_dim, floating, is_float)

@@ -2,9 +2,9 @@
 
 ALiBi adds no vector to the tokens. Each head h adds a fixed penalty
 ``-m_h * distance`` to its attention logits, after the ``1/sqrt(d)`` scaling.
-:func:`alibi_slopes` gives the per-head slopes m_h exactly as the paper's
-reference code computes them; :func:`alibi_bias` (NumPy, float64) and
-:func:`alibi_bias_torch` build the ``(n_heads, q_len, k_len)`` bias tensor.
+``alibi_slopes`` gives the per-head slopes m_h exactly as the paper's
+reference code computes them; ``alibi_bias`` (NumPy, float64) and
+``alibi_bias_torch`` build the ``(n_heads, q_len, k_len)`` bias tensor.
 """
 
 import math
@@ -12,7 +12,12 @@ import math
 import numpy as np
 import torch
 
-from posenc_docs._checks import checked_int
+from posenc_docs._checks import (
+    checked_bool,
+    checked_device,
+    checked_float_dtype,
+    checked_int,
+)
 
 
 # --8<-- [start:alibi_slopes]
@@ -49,14 +54,16 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 # --8<-- [end:alibi_slopes]
 
 
-def _check_lengths(q_len, k_len, causal: bool) -> tuple[int, int]:
+def _checked_shape(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
+    n_heads = checked_int("n_heads", n_heads)
     q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
+    causal = checked_bool("causal", causal)
     if causal and q_len > k_len:
         raise ValueError(
-            f"causal ALiBi needs q_len <= k_len (queries are the last q_len of the "
-            f"keys), got q_len={q_len}, k_len={k_len}"
+            f"q_len must be <= k_len={k_len} for causal ALiBi (queries are the last "
+            f"q_len of the keys), got {q_len}"
         )
-    return q_len, k_len
+    return n_heads, q_len, k_len, causal
 
 
 # --8<-- [start:alibi_bias]
@@ -66,7 +73,7 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
     Parameters
     ----------
     n_heads : int
-        Number of heads; slopes from :func:`alibi_slopes`.
+        Number of heads; slopes from ``alibi_slopes``.
     q_len, k_len : int
         Number of queries and keys. Queries are the *last* ``q_len`` positions
         of the keys, as when decoding with a KV cache.
@@ -86,7 +93,7 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
     Softmax ignores a constant added to a row, so ``+m_h j`` (fairseq) or
     BLOOM's key-index form give the same attention weights.
     """
-    q_len, k_len = _check_lengths(q_len, k_len, causal)
+    n_heads, q_len, k_len, causal = _checked_shape(n_heads, q_len, k_len, causal)
     query_pos = np.arange(k_len - q_len, k_len, dtype=np.float64)  # (q,)
     distance = np.subtract.outer(query_pos, np.arange(k_len, dtype=np.float64))
     if causal:
@@ -111,7 +118,10 @@ def alibi_bias_torch(
     dtype: torch.dtype = torch.float32,
     device=None,
 ) -> torch.Tensor:
-    """Torch version of :func:`alibi_bias`: same arguments, plus dtype/device.
+    """Torch version of ``alibi_bias``: same arguments, plus dtype/device.
+
+    ``dtype`` must be a floating-point torch dtype (an integer one cannot hold
+    ``-inf``); ``device`` is None, a string or a ``torch.device``.
 
     Notes
     -----
@@ -119,7 +129,11 @@ def alibi_bias_torch(
     above the diagonal when causal. It is computed in at least float32 and cast
     to ``dtype`` at the end, so bfloat16 distances above 256 stay exact.
     """
-    q_len, k_len = _check_lengths(q_len, k_len, causal)
+    n_heads, q_len, k_len, causal = _checked_shape(n_heads, q_len, k_len, causal)
+    dtype, device = (
+        checked_float_dtype("dtype", dtype),
+        checked_device("device", device),
+    )
     work = torch.promote_types(dtype, torch.float32)
     kwargs = {"dtype": work, "device": device}
     query_pos = torch.arange(k_len - q_len, k_len, **kwargs)  # (q,)

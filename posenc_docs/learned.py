@@ -9,7 +9,7 @@ is why GPT-2 stops at 1,024 tokens and BERT at 512.
 import torch
 from torch import nn
 
-from posenc_docs._checks import checked_int
+from posenc_docs._checks import checked_int, checked_real, checked_tensor
 
 
 # --8<-- [start:parameter_count]
@@ -38,38 +38,52 @@ class LearnedPositionalEmbedding(nn.Module):
     d : int
         Model width (row length).
     init_std : float
-        Rows start as N(0, init_std^2); 0.02 is the ``initializer_range``
-        of Hugging Face's GPT-2 and BERT configs.
+        Rows start as N(0, init_std^2), init_std finite and >= 0; 0.02 is the
+        ``initializer_range`` of Hugging Face's GPT-2 and BERT configs.
 
     Notes
     -----
     ``forward(x)`` returns ``x + E[p]`` where ``E`` is the table and ``p`` is
-    ``offset + t`` for the token at index t of ``x`` (shape ``(..., T, d)``),
-    or the given ``positions`` (any shape broadcastable to ``x.shape[:-1]``).
+    ``offset + t`` for the token at index t of ``x`` (a floating-point tensor of
+    shape ``(..., T, d)``), or the given ``positions`` (an integer tensor whose
+    shape broadcasts to ``x.shape[:-1]``). The output has the dtype of ``x``.
+    A position outside 0..max_len-1 is an IndexError naming the ceiling.
     """
 
     def __init__(self, max_len: int, d: int, *, init_std: float = 0.02):
         super().__init__()
         self.max_len = checked_int("max_len", max_len)
         self.d = checked_int("d", d)
+        init_std = checked_real("init_std", init_std, ge=0)
         self.table = nn.Embedding(self.max_len, self.d)  # (max_len, d)
         nn.init.normal_(self.table.weight, std=init_std)
 
     def forward(self, x: torch.Tensor, *, offset: int = 0, positions=None):
         """Add the rows for ``offset..offset+T-1`` (or ``positions``) to x."""
-        if x.ndim < 2 or x.shape[-1] != self.d:
-            raise ValueError(f"x must have shape (..., T, {self.d}), got {x.shape}")
+        x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
+        start = checked_int("offset", offset, minimum=0)
         if positions is None:
-            start = checked_int("offset", offset, minimum=0)
             positions = torch.arange(start, start + x.shape[-2], device=x.device)
-        positions = torch.as_tensor(positions, device=x.device)
-        self._check_positions(positions)
-        return x + self.table(positions.long())  # (..., T, d)
+        elif start:
+            raise ValueError(f"give offset or positions, not both (offset={offset!r})")
+        positions = checked_tensor("positions", positions, min_ndim=0, floating=False)
+        self._check_positions(positions, x.shape[:-1])
+        rows = self.table(positions.to(x.device).long())  # positions.shape + (d,)
+        return x + rows.to(x.dtype)  # (..., T, d)
 
-    def _check_positions(self, positions: torch.Tensor) -> None:
+    def _check_positions(self, positions: torch.Tensor, batch_shape) -> None:
         dtype = positions.dtype
         if dtype == torch.bool or dtype.is_floating_point or dtype.is_complex:
             raise TypeError(f"positions must be integers, got {positions.dtype}")
+        try:
+            fits = torch.broadcast_shapes(positions.shape, batch_shape) == batch_shape
+        except RuntimeError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"positions must broadcast to x.shape[:-1]={tuple(batch_shape)}, "
+                f"got shape {tuple(positions.shape)}"
+            )
         if positions.numel() == 0:
             return
         low, high = int(positions.min()), int(positions.max())

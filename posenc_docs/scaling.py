@@ -16,26 +16,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from posenc_docs._checks import (
+    checked_array,
+    checked_bool,
+    checked_even,
+    checked_int,
+    checked_real,
+)
 from posenc_docs.rope import inv_freq as rope_inv_freq
-
-
-def _require(ok: bool, name: str, value, rule: str) -> None:
-    if not ok:
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-
-
-def _check_dim_and_base(d: int, base: float) -> None:
-    is_int = isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-    _require(is_int and d > 0 and d % 2 == 0, "d", d, "a positive even integer")
-    _require(math.isfinite(base) and base > 1, "base", base, "a finite number > 1")
-
-
-def _check_factor(factor: float, name: str = "factor") -> None:
-    _require(math.isfinite(factor) and factor >= 1, name, factor, "finite and >= 1")
-
-
-def _check_positive(value: float, name: str) -> None:
-    _require(math.isfinite(value) and value > 0, name, value, "finite and > 0")
 
 
 # --8<-- [start:ntk_base]
@@ -61,8 +49,9 @@ def ntk_base(d: int, base: float, factor: float) -> float:
     b' = b * s**(d/(d-2)). Then theta'_i = b'**(-2i/d) keeps pair 0 at 1 and makes
     the lowest pair (i = d/2-1) exactly theta/s.
     """
-    _require(d >= 4, "d", d, ">= 4 for an NTK base change (d/(d-2) exponent)")
-    return base * factor ** (d / (d - 2))
+    d = checked_even("d", d, minimum=4)  # d/(d-2) needs d > 2
+    base = checked_real("base", base, gt=1)
+    return base * checked_real("factor", factor, ge=1) ** (d / (d - 2))
 
 
 # --8<-- [end:ntk_base]
@@ -70,8 +59,9 @@ def ntk_base(d: int, base: float, factor: float) -> float:
 
 # --8<-- [start:wavelengths]
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
-    """Wavelength of each pair in tokens, ``lambda_i = 2*pi / theta_i``."""
-    return 2 * np.pi / np.asarray(inv_freq, dtype=np.float64)
+    """Wavelength of each pair in tokens, ``lambda_i = 2*pi / theta_i`` (float64)."""
+    inv_freq = checked_array("inv_freq", inv_freq, floating=False)  # (d/2,)
+    return 2 * np.pi / inv_freq.astype(np.float64)
 
 
 # --8<-- [end:wavelengths]
@@ -82,8 +72,13 @@ def scale_per_pair(
     scaled_inv_freq: np.ndarray, base_inv_freq: np.ndarray
 ) -> np.ndarray:
     """Per-pair slow-down ``theta_i / theta'_i`` (1 = unchanged, s = interpolated)."""
-    scaled, unscaled = np.asarray(scaled_inv_freq), np.asarray(base_inv_freq)
-    _require(scaled.shape == unscaled.shape, "scaled_inv_freq", scaled, "same shape")
+    scaled = checked_array("scaled_inv_freq", scaled_inv_freq, floating=False)
+    unscaled = checked_array("base_inv_freq", base_inv_freq, floating=False)
+    if scaled.shape != unscaled.shape:
+        raise ValueError(
+            f"scaled_inv_freq must have the shape of base_inv_freq {unscaled.shape}, "
+            f"got {scaled.shape}"
+        )
     return unscaled.astype(np.float64) / scaled
 
 
@@ -112,9 +107,8 @@ def linear(d: int, base: float = 10000.0, *, factor: float):
     -----
     theta'_i = theta_i / s, the same as feeding positions m / s. Attention factor 1.
     """
-    _check_dim_and_base(d, base)
-    _check_factor(factor)
-    return rope_inv_freq(d, base) / factor, 1.0
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    return rope_inv_freq(d, base) / checked_real("factor", factor, ge=1), 1.0
 
 
 # --8<-- [end:linear]
@@ -143,8 +137,7 @@ def ntk(d: int, base: float = 10000.0, *, factor: float):
     b' = b * s**(d/(d-2)) and theta'_i = b'**(-2i/d). The exponent makes the
     lowest pair (i = d/2-1) exactly theta/s while pair 0 stays 1. Factor 1.
     """
-    _check_dim_and_base(d, base)
-    _check_factor(factor)
+    d = checked_even("d", d, minimum=4)
     return rope_inv_freq(d, ntk_base(d, base, factor)), 1.0
 
 
@@ -161,13 +154,9 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
     b' = b * (s*L/Lmax - (s-1))**(d/(d-2)); b' = b for L <= Lmax. At L = s*Lmax,
     b' = b*(s**2-s+1)**(d/(d-2)), not the static NTK base b*s**(d/(d-2)).
     """
-    _check_dim_and_base(d, base)
-    _check_factor(factor)
-    _check_positive(max_position_embeddings, "max_position_embeddings")
-    if seq_len is not None:
-        _check_positive(seq_len, "seq_len")
-    Lmax = max_position_embeddings
-    length = max(seq_len or 0, Lmax)
+    factor = checked_real("factor", factor, ge=1)
+    Lmax = checked_int("max_position_embeddings", max_position_embeddings)
+    length = Lmax if seq_len is None else max(checked_int("seq_len", seq_len), Lmax)
     # s*L/Lmax - (s-1) written as 1 + s*(L-Lmax)/Lmax: exactly 1 (b' = b) at L = Lmax
     return ntk_base(d, base, 1 + factor * (length - Lmax) / Lmax)
 
@@ -199,9 +188,10 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
 
     Notes
     -----
-    theta'_i = b'**(-2i/d) with b' from :func:`dynamic_ntk_base`; unchanged for
+    theta'_i = b'**(-2i/d) with b' from ``dynamic_ntk_base``; unchanged for
     seq_len <= Lmax.
     """
+    d = checked_even("d", d, minimum=4)
     new_base = dynamic_ntk_base(
         d,
         base,
@@ -223,8 +213,12 @@ def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings
     -----
     c(r) = d * ln(L0 / (2*pi*r)) / (2 * ln b), solving L0 * theta_c = 2*pi*r.
     """
-    ratio = original_max_position_embeddings / (2 * math.pi * num_rotations)
-    return d * math.log(ratio) / (2 * math.log(base))
+    num_rotations = checked_real("num_rotations", num_rotations, gt=0)
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    L0 = checked_int(
+        "original_max_position_embeddings", original_max_position_embeddings
+    )
+    return d * math.log(L0 / (2 * math.pi * num_rotations)) / (2 * math.log(base))
 
 
 # --8<-- [end:yarn_correction_dim]
@@ -259,18 +253,19 @@ def yarn_ramp_bounds(
     low = c(beta_fast), high = c(beta_slow); with ``truncate`` floor(low) and
     ceil(high). Then low >= 0 and high <= d - 1 (d - 1, as in HF and the YaRN repo).
     """
-    _check_dim_and_base(d, base)
+    beta_slow = checked_real("beta_slow", beta_slow, gt=0)
+    beta_fast = checked_real("beta_fast", beta_fast, gt=beta_slow)  # > beta_slow
     L0 = original_max_position_embeddings
-    _check_positive(L0, "original_max_position_embeddings")
-    _check_positive(beta_slow, "beta_slow")
-    _require(beta_fast > beta_slow, "beta_fast", beta_fast, f"> beta_slow={beta_slow}")
     low = yarn_correction_dim(beta_fast, d, base, L0)
     high = yarn_correction_dim(beta_slow, d, base, L0)
-    if truncate:
+    if checked_bool("truncate", truncate):
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, d - 1)
-    rule = f"in range for a non-empty ramp (low={low}, high={high})"
-    _require(low <= high, "original_max_position_embeddings", L0, rule)
+    if low > high:
+        raise ValueError(
+            f"original_max_position_embeddings must leave a non-empty ramp, got {L0!r}"
+            f" (low={low}, high={high})"
+        )
     return low, high
 
 
@@ -279,7 +274,12 @@ def yarn_ramp_bounds(
 
 # --8<-- [start:yarn_mscale]
 def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    """YaRN magnitude g(s, mu) = 0.1*mu*ln(s) + 1 for s > 1, else 1 (sqrt(1/t))."""
+    """YaRN magnitude g(s, mu) = 0.1*mu*ln(s) + 1 for s > 1, else 1 (sqrt(1/t)).
+
+    ``scale`` s > 0 and ``mscale`` mu >= 0, so g >= 1.
+    """
+    scale = checked_real("scale", scale, gt=0)
+    mscale = checked_real("mscale", mscale, ge=0)
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
@@ -294,9 +294,12 @@ def _yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
 
 
 def _yarn_attention_factor(factor, mscale, mscale_all_dim, attention_factor):
+    if mscale is not None:
+        mscale = checked_real("mscale", mscale, ge=0)
+    if mscale_all_dim is not None:
+        mscale_all_dim = checked_real("mscale_all_dim", mscale_all_dim, ge=0)
     if attention_factor is not None:
-        _check_positive(attention_factor, "attention_factor")
-        return float(attention_factor)
+        return checked_real("attention_factor", attention_factor, gt=0)
     if mscale and mscale_all_dim:  # truthiness as in HF: 0 means unset
         return yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)
     return yarn_mscale(factor)
@@ -325,11 +328,11 @@ def yarn(
     factor : float
         Context extension s >= 1.
     original_max_position_embeddings, beta_fast, beta_slow, truncate
-        As in :func:`yarn_ramp_bounds`.
+        As in ``yarn_ramp_bounds``.
     mscale, mscale_all_dim : float, optional
-        DeepSeek-style magnitudes; used only when both are set (non-zero).
+        DeepSeek-style magnitudes mu >= 0; used only when both are set (non-zero).
     attention_factor : float, optional
-        Explicit value, overriding the rule below.
+        Explicit value > 0, overriding the rule below.
 
     Returns
     -------
@@ -340,12 +343,13 @@ def yarn(
     Notes
     -----
     ramp_i = clip((i - low)/(high - low), 0, 1) with (low, high) from
-    :func:`yarn_ramp_bounds`; theta'_i = theta_i*(1 - ramp_i) + (theta_i/s)*ramp_i.
+    ``yarn_ramp_bounds``; theta'_i = theta_i*(1 - ramp_i) + (theta_i/s)*ramp_i.
     Pairs with > beta_fast rotations in L0 keep theta, < beta_slow get theta/s.
     attention_factor: the explicit value, else g(s, mscale)/g(s, mscale_all_dim)
-    when both are set, else g(s, 1) = 0.1 ln s + 1 (:func:`yarn_mscale`).
+    when both are set, else g(s, 1) = 0.1 ln s + 1 (``yarn_mscale``).
     """
-    _check_factor(factor)
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    factor = checked_real("factor", factor, ge=1)
     low, high = yarn_ramp_bounds(
         d,
         base,
@@ -366,9 +370,12 @@ def yarn(
 
 
 def _pair_factors(values, name: str, d: int) -> np.ndarray:
-    array = np.asarray(values, dtype=np.float64)
-    _require(array.shape == (d // 2,), name, array.shape, f"of length d/2={d // 2}")
-    _require(bool(np.all(np.isfinite(array) & (array > 0))), name, values, "all > 0")
+    """A config's per-pair list as float64, shape (d/2,), every entry finite > 0."""
+    array = checked_array(name, values, floating=False).astype(np.float64)
+    if array.shape != (d // 2,):
+        raise ValueError(f"{name} must have length d/2={d // 2}, got {array.shape}")
+    if not np.all(np.isfinite(array) & (array > 0)):  # a config list, so scanned
+        raise ValueError(f"{name} must be all finite and > 0, got {values!r}")
     return array
 
 
@@ -416,21 +423,18 @@ def longrope(
     s = factor, or max_position_embeddings / L0 when factor is None.
     attention_factor: the explicit value, else sqrt(1 + ln s / ln L0) for s > 1, else 1.
     """
-    _check_dim_and_base(d, base)
-    L0 = original_max_position_embeddings
-    _require(
-        L0 > 1 and math.isfinite(L0), "original_max_position_embeddings", L0, "> 1"
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    L0 = checked_int(
+        "original_max_position_embeddings", original_max_position_embeddings, 2
     )
     short = _pair_factors(short_factor, "short_factor", d)
     long = _pair_factors(long_factor, "long_factor", d)
-    if seq_len is not None:
-        _check_positive(seq_len, "seq_len")
-    rescale = long if seq_len is not None and seq_len > L0 else short  # (d/2,)
+    is_long = seq_len is not None and checked_int("seq_len", seq_len) > L0
     scale = _longrope_scale(factor, max_position_embeddings, L0)
     if attention_factor is None:
         attention_factor = math.sqrt(1 + math.log(scale) / math.log(L0))
-    _check_positive(attention_factor, "attention_factor")
-    return rope_inv_freq(d, base) / rescale, float(attention_factor)
+    attention_factor = checked_real("attention_factor", attention_factor, gt=0)
+    return rope_inv_freq(d, base) / (long if is_long else short), attention_factor
 
 
 # --8<-- [end:longrope]
@@ -438,18 +442,16 @@ def longrope(
 
 def _longrope_scale(factor, max_position_embeddings, L0) -> float:
     if factor is not None:
-        _check_factor(factor)
-        return factor
-    _require(
-        max_position_embeddings is not None,
-        "factor",
-        factor,
-        "set or max_position_embeddings given",
-    )
-    _check_positive(max_position_embeddings, "max_position_embeddings")
-    scale = max_position_embeddings / L0
-    _check_factor(scale, "max_position_embeddings / original_max_position_embeddings")
-    return scale
+        return checked_real("factor", factor, ge=1)
+    if max_position_embeddings is None:
+        raise ValueError("factor must be set when max_position_embeddings is not")
+    length = checked_int("max_position_embeddings", max_position_embeddings)
+    if length < L0:
+        raise ValueError(
+            f"max_position_embeddings must be >= original_max_position_embeddings={L0}"
+            f" when factor is None, got {length!r}"
+        )
+    return length / L0
 
 
 # --8<-- [start:llama3]
@@ -489,12 +491,17 @@ def llama3(
     (boundaries included) sigma = (L0/lambda_i - low)/(high - low) and
     theta'_i = (1 - sigma)*theta_i/s + sigma*theta_i. Attention factor 1.
     """
-    _check_dim_and_base(d, base)
-    _check_factor(factor)
-    L0, low, high = original_max_position_embeddings, low_freq_factor, high_freq_factor
-    _check_positive(L0, "original_max_position_embeddings")
-    _check_positive(low, "low_freq_factor")
-    _require(high > low, "low_freq_factor", low, f"< high_freq_factor={high}")
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    factor = checked_real("factor", factor, ge=1)
+    L0 = checked_int(
+        "original_max_position_embeddings", original_max_position_embeddings
+    )
+    low = checked_real("low_freq_factor", low_freq_factor, gt=0)
+    high = checked_real("high_freq_factor", high_freq_factor, gt=0)
+    if not low < high:
+        raise ValueError(
+            f"low_freq_factor must be < high_freq_factor={high}, got {low!r}"
+        )
     theta = rope_inv_freq(d, base)  # (d/2,)
     wavelength = 2 * np.pi / theta  # (d/2,)
     sigma = (L0 / wavelength - low) / (high - low)
@@ -510,6 +517,7 @@ def llama3(
 # --8<-- [start:default]
 def default(d: int, base: float = 10000.0):
     """Plain RoPE, no scaling (HF ``"default"``): theta_i = b**(-2i/d), factor 1."""
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
     return rope_inv_freq(d, base), 1.0
 
 
@@ -571,6 +579,11 @@ def from_rope_scaling(
     Looks the method up in ``ROPE_TYPES`` and calls it with the dict's keys as
     keyword arguments; the numbers are those of the method's own function.
     """
+    base = checked_real("base", base, gt=1)
+    if max_position_embeddings is not None:
+        max_position_embeddings = checked_int(
+            "max_position_embeddings", max_position_embeddings
+        )
     kind, params = _rope_scaling_items(rope_scaling, base)
     method = ROPE_TYPES[kind]
     keyword = {
@@ -612,7 +625,7 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
 
 def _check_rope_scaling_keys(kind, params: dict, extra: dict, keyword: dict) -> None:
     config_keys = [k for k in keyword if k not in _FROM_CALLER]
-    unknown = sorted(set(params) - set(config_keys))
+    unknown = sorted(set(params) - set(config_keys), key=str)
     if unknown:
         raise ValueError(
             f"rope_scaling has keys {unknown} that rope_type {kind!r} does not take "

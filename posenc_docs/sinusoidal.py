@@ -10,14 +10,14 @@ import numpy as np
 # --8<-- [end:setup]
 import torch
 
-
 # --8<-- [start:checks]
-def _check_width_and_base(d: int, base: float) -> None:
-    if not isinstance(d, (int, np.integer)) or d <= 0 or d % 2:
-        raise ValueError(f"d must be a positive even integer, got {d!r}")
-    if base <= 1:
-        raise ValueError(f"base must be greater than 1, got {base!r}")
-
+from posenc_docs._checks import (  # each raises TypeError/ValueError naming the arg
+    checked_array,
+    checked_even,
+    checked_int,
+    checked_real,
+    checked_tensor,
+)
 
 # --8<-- [end:checks]
 
@@ -29,11 +29,11 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
     Parameters
     ----------
     pos : float or array_like
-        Position(s); any shape ``S``.
+        Position(s), numbers of any shape ``S`` (not a torch tensor of 1+ dims).
     d : int
         Model width; positive and even.
     base : float
-        Wavelength base, 10000 in the paper; must exceed 1.
+        Wavelength base, 10000 in the paper; finite and > 1.
 
     Returns
     -------
@@ -48,9 +48,10 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
     \omega_i = base^{-2i/d}
     $$
     """
-    _check_width_and_base(d, base)
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    pos = checked_array("pos", pos, min_ndim=0, floating=False)  # shape S
     omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,) one frequency per pair
-    angle = np.multiply.outer(np.asarray(pos, dtype=np.float64), omega)  # S + (d/2,)
+    angle = np.multiply.outer(pos.astype(np.float64), omega)  # S + (d/2,)
     out = np.empty(angle.shape[:-1] + (d,))
     out[..., 0::2] = np.sin(angle)
     out[..., 1::2] = np.cos(angle)
@@ -65,13 +66,9 @@ def table(n_positions: int, d: int, base: float = 10000.0) -> np.ndarray:
 
     Notes
     -----
-    Row ``pos`` is :func:`encode` ``(pos, d, base)``.
+    Row ``pos`` is ``encode(pos, d, base)``; ``n_positions`` is an integer >= 0.
     """
-    if not isinstance(n_positions, (int, np.integer)) or n_positions < 0:
-        raise ValueError(
-            f"n_positions must be a non-negative integer, got {n_positions!r}"
-        )
-    return encode(np.arange(n_positions), d, base)
+    return encode(np.arange(checked_int("n_positions", n_positions, 0)), d, base)
 
 
 def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
@@ -86,7 +83,7 @@ def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
     The longest is $2\pi\, base^{(d-2)/d}$, just short of
     $2\pi\, base$.
     """
-    _check_width_and_base(d, base)
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
     return 2 * np.pi * base ** (np.arange(0, d, 2) / d)
 
 
@@ -103,9 +100,10 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
     PE(pos)\cdot PE(pos+k) = \sum_{i=0}^{d/2-1} \cos(k\,\omega_i)
     $$
     """
-    _check_width_and_base(d, base)
-    omega = base ** (-np.arange(0, d, 2) / d)
-    return np.cos(np.multiply.outer(np.asarray(k, dtype=np.float64), omega)).sum(-1)
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    k = checked_array("k", k, min_ndim=0, floating=False).astype(np.float64)
+    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    return np.cos(np.multiply.outer(k, omega)).sum(-1)  # shape of k
 
 
 # --8<-- [end:offset_similarity]
@@ -126,7 +124,8 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
 
     by the angle-addition formulas. It does not depend on ``pos``.
     """
-    _check_width_and_base(d, base)
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    k = checked_real("k", k)
     m = np.zeros((d, d))
     for i, w in enumerate(base ** (-np.arange(0, d, 2) / d)):
         c, s = np.cos(k * w), np.sin(k * w)
@@ -141,28 +140,39 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
 class SinusoidalPositionalEncoding(torch.nn.Module):
     """Adds the fixed sinusoidal table to token embeddings of shape ``(B, T, d)``.
 
+    Parameters
+    ----------
+    d : int
+        Model width; positive and even.
+    base : float
+        Wavelength base; finite and > 1.
+    max_len : int
+        Rows built up front (positive); more are built when a call needs them.
+
     Notes
     -----
-    ``forward(x, offset)`` returns ``x + PE[offset : offset + T]``. Nothing is
+    ``forward(x, offset)`` returns ``x + PE[offset : offset + T]`` for a
+    floating-point ``x`` of shape ``(..., T, d)`` (integer ``x`` is a TypeError)
+    and an integer ``offset >= 0``; the output has the dtype of ``x``. Nothing is
     learned; the table grows on demand because every position is defined.
     """
 
     def __init__(self, d: int, base: float = 10000.0, max_len: int = 2048):
         super().__init__()
-        _check_width_and_base(d, base)
-        self.d, self.base = d, base
+        self.d, self.base = checked_even("d", d), checked_real("base", base, gt=1)
+        max_len = checked_int("max_len", max_len)
         self.register_buffer("pe", self._build(max_len), persistent=False)
 
     def _build(self, n: int) -> torch.Tensor:
         return torch.from_numpy(table(n, self.d, self.base)).float()  # (n, d)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        if x.shape[-1] != self.d:
-            raise ValueError(f"last dim of x must be d={self.d}, got {x.shape[-1]}")
-        T = x.shape[-2]
+        x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
+        offset, T = checked_int("offset", offset, minimum=0), x.shape[-2]
         if offset + T > self.pe.shape[0]:
             self.pe = self._build(offset + T).to(self.pe.device)
-        return x + self.pe[offset : offset + T].to(x.dtype)  # (B, T, d)
+        rows = self.pe[offset : offset + T].to(device=x.device, dtype=x.dtype)
+        return x + rows  # (..., T, d)
 
 
 # --8<-- [end:module]

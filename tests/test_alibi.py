@@ -160,7 +160,7 @@ def test_non_integer_head_count_raises_type_error(bad):
 
 @pytest.mark.parametrize("build", [alibi_bias, alibi_bias_torch])
 def test_bad_lengths_raise(build):
-    with pytest.raises(ValueError, match="q_len <= k_len"):
+    with pytest.raises(ValueError, match="q_len must be <= k_len"):
         build(4, 5, 3)
     with pytest.raises(ValueError, match="q_len"):
         build(4, 0, 3)
@@ -171,3 +171,55 @@ def test_bad_lengths_raise(build):
     with pytest.raises(ValueError, match="n_heads"):
         build(0, 2, 3)
     assert build(4, 5, 3, causal=False).shape == (4, 5, 3)
+
+
+def alibi_attention(q, k, v, bias):
+    """Softmax attention with ALiBi added after the 1/sqrt(d) scaling."""
+    logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + bias  # (B, H, T, T)
+    return torch.softmax(logits, dim=-1) @ v  # (B, H, T, dh)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_gradcheck_alibi_attention_float64(causal):
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 3, 5, 4, dtype=torch.float64) for _ in range(3))
+    bias = alibi_bias_torch(3, 5, 5, causal=causal, dtype=torch.float64)
+
+    def attend(q, k, v):
+        return alibi_attention(q, k, v, bias)
+
+    inputs = tuple(t.requires_grad_(True) for t in (q, k, v))
+    assert torch.autograd.gradcheck(attend, inputs)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_bias_is_the_float32_bias_rounded(dtype):
+    bias = alibi_bias_torch(4, 6, 9, dtype=dtype)
+    assert bias.dtype == dtype
+    assert torch.equal(bias, alibi_bias_torch(4, 6, 9).to(dtype))
+
+
+def test_tiny_alibi_model_with_default_arguments_learns_to_copy_the_last_token():
+    torch.manual_seed(0)
+    vocab, T, d, H = 8, 10, 16, 2
+    embed, out = torch.nn.Embedding(vocab, d), torch.nn.Linear(d, vocab)
+    qkv = torch.nn.Linear(d, 3 * d)
+    params = [*embed.parameters(), *out.parameters(), *qkv.parameters()]
+    optimizer = torch.optim.Adam(params, lr=0.03)
+    tokens = torch.randint(vocab, (16, T))
+    losses = []
+    for _ in range(40):
+        q, k, v = (
+            qkv(embed(tokens)).view(16, T, 3, H, d // H).unbind(2)
+        )  # (B, T, H, dh)
+        q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (B, H, T, dh)
+        mixed = alibi_attention(q, k, v, alibi_bias_torch(H, T, T))  # (B, H, T, dh)
+        logits = out(mixed.transpose(1, 2).reshape(16, T, d))[:, 1:]  # (B, T-1, V)
+        loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, vocab), tokens[:, :-1].reshape(-1)
+        )
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.7 * losses[0]

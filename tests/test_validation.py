@@ -1,0 +1,427 @@
+"""The validation policy (posenc_docs/__init__.py) for sinusoidal, learned, alibi
+and scaling: every public function and class, every argument, every kind of bad
+input that applies, and Python / NumPy / 0-d tensor numbers accepted alike.
+
+SPECS lists each public callable with good arguments and the kind of each
+argument; the kinds say which bad values to try. A public function (or a new
+argument) without an entry fails ``test_every_public_callable_has_a_spec``.
+"""
+
+import inspect
+import math
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from posenc_docs import alibi, learned, scaling, sinusoidal
+
+MODULES = {"sinusoidal": sinusoidal, "learned": learned, "alibi": alibi}
+MODULES["scaling"] = scaling
+NAN, INF = math.nan, math.inf
+T, V = TypeError, ValueError
+
+# kind -> [(bad value, exception)]
+BAD = {
+    "even": [
+        (8.0, T),
+        ("8", T),
+        ([8], T),
+        (True, T),
+        (None, T),
+        (torch.tensor([8]), T),
+        (np.array([8]), T),
+        (NAN, T),
+        (0, V),
+        (-8, V),
+        (7, V),
+    ],
+    "count": [
+        (4.0, T),
+        ("4", T),
+        ([4], T),
+        (True, T),
+        (None, T),
+        (torch.tensor([4]), T),
+        (INF, T),
+        (0, V),
+        (-1, V),
+    ],
+    "index": [(1.5, T), ("1", T), ([1], T), (True, T), (None, T), (-1, V)],
+    "base": [
+        ("1e4", T),
+        ([1e4], T),
+        (True, T),
+        (None, T),
+        (1 + 2j, T),
+        (torch.tensor([1e4]), T),
+        (NAN, V),
+        (INF, V),
+        (1.0, V),
+        (0.5, V),
+        (-1e4, V),
+    ],
+    "factor": [
+        ("2", T),
+        ([2.0], T),
+        (True, T),
+        (NAN, V),
+        (INF, V),
+        (0.5, V),
+        (-2.0, V),
+    ],
+    "positive": [("1", T), ([1.0], T), (True, T), (NAN, V), (INF, V), (0.0, V)],
+    "nonneg": [("1", T), ([1.0], T), (None, T), (NAN, V), (INF, V), (-1.0, V)],
+    "optional_positive": [("1", T), ([1.0], T), (NAN, V), (0.0, V), (-1.0, V)],
+    "optional_nonneg": [("1", T), ([1.0], T), (NAN, V), (-20.0, V)],
+    "optional_count": [(1.5, T), ("9", T), ([9], T), (0, V), (-1, V)],
+    "real": [("1", T), ([1.0], T), (None, T), (True, T), (NAN, V), (INF, V)],
+    "bool": [(1, T), ("yes", T), (None, T)],
+    "dtype": [(torch.int64, T), (torch.bool, T), ("float32", T), (np.float32, T)],
+    "device": [(3, T), (True, T), ("no-such-device", V)],
+    "array": [
+        (torch.arange(3.0), T),
+        ("abc", T),
+        (["a", "b"], T),
+        ([[1.0], [1.0, 2.0]], T),
+        (None, T),
+        (np.array([True, False]), T),
+    ],
+    "x": [
+        (np.zeros((1, 2, 8)), T),
+        ([[0.0] * 8] * 2, T),
+        (torch.zeros(1, 2, 8, dtype=torch.int64), T),
+        (torch.zeros(1, 2, 6), V),
+        (torch.zeros(8), V),
+    ],
+    "positions": [
+        ([0, 1], T),
+        (np.array([0, 1]), T),
+        (torch.tensor([0.0, 1.0]), T),
+        (torch.tensor([True, False]), T),
+        (torch.tensor([0, 1, 2]), V),
+    ],
+    "pairs": [
+        (torch.ones(4), T),
+        ("abcd", T),
+        ([1.0] * 3, V),
+        ([1.0, 1.0, 1.0, -1.0], V),
+        ([1.0, 1.0, 1.0, NAN], V),
+    ],
+    "rope_scaling": [
+        ([("rope_type", "linear")], T),
+        ("linear", T),
+        ({"rope_type": "su"}, V),
+        ({"rope_type": "dynamic", "factor": 2.0, "beta_fast": 32.0}, V),
+    ],
+}
+
+BASE = 1e4
+X = torch.ones(1, 2, 8)  # (B, T, d) with d = 8
+
+
+def _sinusoidal_module(**kwargs):
+    return sinusoidal.SinusoidalPositionalEncoding(**kwargs)(X)
+
+
+def _sinusoidal_forward(**kwargs):
+    return sinusoidal.SinusoidalPositionalEncoding(8, max_len=2)(**kwargs)
+
+
+def _learned_module(**kwargs):
+    torch.manual_seed(0)
+    return learned.LearnedPositionalEmbedding(**kwargs)(X)
+
+
+def _learned_forward(**kwargs):
+    torch.manual_seed(0)
+    return learned.LearnedPositionalEmbedding(4, 8)(**kwargs)
+
+
+YARN = {"d": 64, "base": BASE, "original_max_position_embeddings": 2048}
+YARN_KINDS = {"d": "even", "base": "base", "original_max_position_embeddings": "count"}
+BETAS = {"beta_fast": 32.0, "beta_slow": 1.0, "truncate": True}
+BETA_KINDS = {"beta_fast": "positive", "beta_slow": "positive", "truncate": "bool"}
+DYNAMIC = {"d": 8, "base": BASE, "factor": 2.0}
+DYNAMIC |= {"max_position_embeddings": 16, "seq_len": 32}
+DYNAMIC_KINDS = {"d": "even", "base": "base", "factor": "factor"}
+DYNAMIC_KINDS |= {"max_position_embeddings": "count", "seq_len": "optional_count"}
+PAIRS = {"short_factor": [1.0] * 4, "long_factor": [2.0] * 4}
+
+# name -> (call, good keyword arguments, kind of each argument, extra bad cases)
+SPECS = {
+    "sinusoidal.encode": (
+        sinusoidal.encode,
+        {"pos": [0, 3], "d": 8, "base": BASE},
+        {"pos": "array", "d": "even", "base": "base"},
+        [],
+    ),
+    "sinusoidal.table": (
+        sinusoidal.table,
+        {"n_positions": 5, "d": 8, "base": BASE},
+        {"n_positions": "index", "d": "even", "base": "base"},
+        [],
+    ),
+    "sinusoidal.wavelengths": (
+        sinusoidal.wavelengths,
+        {"d": 8, "base": BASE},
+        {"d": "even", "base": "base"},
+        [],
+    ),
+    "sinusoidal.offset_similarity": (
+        sinusoidal.offset_similarity,
+        {"k": [1, 2], "d": 8, "base": BASE},
+        {"k": "array", "d": "even", "base": "base"},
+        [],
+    ),
+    "sinusoidal.shift_matrix": (
+        sinusoidal.shift_matrix,
+        {"k": 3, "d": 8, "base": BASE},
+        {"k": "real", "d": "even", "base": "base"},
+        [],
+    ),
+    "sinusoidal.SinusoidalPositionalEncoding": (
+        _sinusoidal_module,
+        {"d": 8, "base": BASE, "max_len": 4},
+        {"d": "even", "base": "base", "max_len": "count"},
+        [],
+    ),
+    "sinusoidal.SinusoidalPositionalEncoding.forward": (
+        _sinusoidal_forward,
+        {"x": X, "offset": 1},
+        {"x": "x", "offset": "index"},
+        [("offset", -10, V), ("offset", 2.0, T)],
+    ),
+    "learned.parameter_count": (
+        learned.parameter_count,
+        {"max_len": 4, "d": 8},
+        {"max_len": "count", "d": "count"},
+        [],
+    ),
+    "learned.LearnedPositionalEmbedding": (
+        _learned_module,
+        {"max_len": 4, "d": 8, "init_std": 0.02},
+        {"max_len": "count", "d": "count", "init_std": "nonneg"},
+        [],
+    ),
+    "learned.LearnedPositionalEmbedding.forward": (
+        _learned_forward,
+        {"x": X, "offset": 0, "positions": None},
+        {"x": "x", "offset": "index", "positions": "positions"},
+        [],
+    ),
+    "alibi.alibi_slopes": (
+        alibi.alibi_slopes,
+        {"n_heads": 4},
+        {"n_heads": "count"},
+        [],
+    ),
+    "alibi.alibi_bias": (
+        alibi.alibi_bias,
+        {"n_heads": 4, "q_len": 2, "k_len": 3, "causal": True},
+        {"n_heads": "count", "q_len": "count", "k_len": "count", "causal": "bool"},
+        [("q_len", 4, V)],
+    ),
+    "alibi.alibi_bias_torch": (
+        alibi.alibi_bias_torch,
+        {"n_heads": 4, "q_len": 2, "k_len": 3, "causal": True}
+        | {"dtype": torch.float32, "device": "cpu"},
+        {"n_heads": "count", "q_len": "count", "k_len": "count", "causal": "bool"}
+        | {"dtype": "dtype", "device": "device"},
+        [("q_len", 4, V)],
+    ),
+    "scaling.ntk_base": (
+        scaling.ntk_base,
+        {"d": 8, "base": BASE, "factor": 2.0},
+        {"d": "even", "base": "base", "factor": "factor"},
+        [("d", 2, V)],
+    ),
+    "scaling.wavelengths": (
+        scaling.wavelengths,
+        {"inv_freq": [1.0, 0.1]},
+        {"inv_freq": "array"},
+        [],
+    ),
+    "scaling.scale_per_pair": (
+        scaling.scale_per_pair,
+        {"scaled_inv_freq": [0.5, 0.05], "base_inv_freq": [1.0, 0.1]},
+        {"scaled_inv_freq": "array", "base_inv_freq": "array"},
+        [("scaled_inv_freq", [0.5], V)],
+    ),
+    "scaling.default": (
+        scaling.default,
+        {"d": 8, "base": BASE},
+        {"d": "even", "base": "base"},
+        [],
+    ),
+    "scaling.linear": (
+        scaling.linear,
+        {"d": 8, "base": BASE, "factor": 2.0},
+        {"d": "even", "base": "base", "factor": "factor"},
+        [],
+    ),
+    "scaling.ntk": (
+        scaling.ntk,
+        {"d": 8, "base": BASE, "factor": 2.0},
+        {"d": "even", "base": "base", "factor": "factor"},
+        [("d", 2, V)],
+    ),
+    "scaling.dynamic_ntk_base": (
+        scaling.dynamic_ntk_base,
+        DYNAMIC,
+        DYNAMIC_KINDS,
+        [("d", 2, V)],
+    ),
+    "scaling.dynamic_ntk": (scaling.dynamic_ntk, DYNAMIC, DYNAMIC_KINDS, [("d", 2, V)]),
+    "scaling.yarn_correction_dim": (
+        scaling.yarn_correction_dim,
+        {"num_rotations": 1.0, **YARN},
+        {"num_rotations": "positive", **YARN_KINDS},
+        [],
+    ),
+    "scaling.yarn_ramp_bounds": (
+        scaling.yarn_ramp_bounds,
+        {**YARN, **BETAS},
+        {**YARN_KINDS, **BETA_KINDS},
+        [("beta_fast", 0.5, V), ("original_max_position_embeddings", 3, V)],
+    ),
+    "scaling.yarn_mscale": (
+        scaling.yarn_mscale,
+        {"scale": 4.0, "mscale": 1.0},
+        {"scale": "positive", "mscale": "nonneg"},
+        [],
+    ),
+    "scaling.yarn": (
+        scaling.yarn,
+        {**YARN, **BETAS, "factor": 4.0, "mscale": 1.0, "mscale_all_dim": 0.5}
+        | {"attention_factor": None},
+        {**YARN_KINDS, **BETA_KINDS, "factor": "factor", "mscale": "optional_nonneg"}
+        | {"mscale_all_dim": "optional_nonneg"}
+        | {"attention_factor": "optional_positive"},
+        [],
+    ),
+    "scaling.longrope": (
+        scaling.longrope,
+        {"d": 8, "base": BASE, **PAIRS, "original_max_position_embeddings": 16}
+        | {"factor": None, "max_position_embeddings": 64, "seq_len": 32}
+        | {"attention_factor": None},
+        {"d": "even", "base": "base", "short_factor": "pairs", "long_factor": "pairs"}
+        | {"original_max_position_embeddings": "count", "factor": "factor"}
+        | {"max_position_embeddings": "optional_count", "seq_len": "optional_count"}
+        | {"attention_factor": "optional_positive"},
+        [("original_max_position_embeddings", 1, V), ("max_position_embeddings", 8, V)],
+    ),
+    "scaling.llama3": (
+        scaling.llama3,
+        {"d": 64, "base": 5e5, "factor": 8.0, "low_freq_factor": 1.0}
+        | {"high_freq_factor": 4.0, "original_max_position_embeddings": 8192},
+        {"d": "even", "base": "base", "factor": "factor", "low_freq_factor": "positive"}
+        | {"high_freq_factor": "positive", "original_max_position_embeddings": "count"},
+        [("low_freq_factor", 4.0, V)],
+    ),
+    "scaling.from_rope_scaling": (
+        scaling.from_rope_scaling,
+        {"d": 8, "base": BASE, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+        | {"max_position_embeddings": 16, "seq_len": 32},
+        {"d": "even", "base": "base", "rope_scaling": "rope_scaling"}
+        | {"max_position_embeddings": "optional_count", "seq_len": "optional_count"},
+        [],
+    ),
+}
+
+
+def _public_callables() -> dict:
+    found = {}
+    for short, module in MODULES.items():
+        for name, obj in vars(module).items():
+            mine = getattr(obj, "__module__", None) == module.__name__
+            kind_ok = inspect.isfunction(obj) or inspect.isclass(obj)
+            if name.startswith("_") or not mine or not kind_ok:
+                continue
+            found[f"{short}.{name}"] = obj
+            if inspect.isclass(obj):
+                found[f"{short}.{name}.forward"] = obj.forward
+    return found
+
+
+def test_every_public_callable_has_a_spec_for_every_argument():
+    public = _public_callables()
+    assert set(public) == set(SPECS)
+    for name, obj in public.items():
+        parameters = set(inspect.signature(obj).parameters) - {"self"}
+        assert parameters == set(SPECS[name][2]), name
+
+
+def _bad_cases():
+    for name, (_, _, kinds, extra) in SPECS.items():
+        for argument, kind in kinds.items():
+            for value, error in BAD[kind]:
+                yield pytest.param(
+                    name, argument, value, error, id=f"{name}-{argument}"
+                )
+        for argument, value, error in extra:
+            yield pytest.param(name, argument, value, error, id=f"{name}-{argument}")
+
+
+@pytest.mark.parametrize("name, argument, value, error", list(_bad_cases()))
+def test_bad_argument_raises_the_right_error_naming_it(name, argument, value, error):
+    call, good, _, _ = SPECS[name]
+    with pytest.raises((TypeError, ValueError)) as caught:
+        call(**{**good, argument: value})
+    assert caught.type is error, f"{argument}={value!r}: {caught.value!r}"
+    assert re.match(rf"{argument}\b", str(caught.value)), str(caught.value)
+
+
+def test_good_arguments_work():
+    for call, good, _, _ in SPECS.values():
+        call(**good)  # the bad cases above fail for the reason they say
+
+
+def _alike(value):
+    """The same number as a NumPy scalar and as a 0-d tensor."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [np.int64(value), torch.tensor(value)]
+    if isinstance(value, float):
+        return [np.float64(value), torch.tensor(value, dtype=torch.float64)]
+    return []
+
+
+def _same(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and np.array_equal(a, b)
+    if isinstance(a, torch.Tensor):
+        return a.dtype == b.dtype and torch.equal(a, b)
+    return a == b
+
+
+def _alike_cases():
+    for name, (_, good, _, _) in SPECS.items():
+        for argument, value in good.items():
+            for other in _alike(value):
+                kind = type(other).__name__
+                yield pytest.param(
+                    name, argument, other, id=f"{name}-{argument}-{kind}"
+                )
+
+
+@pytest.mark.parametrize("name, argument, other", list(_alike_cases()))
+def test_numpy_scalars_and_0d_tensors_are_numbers_like_python_ones(
+    name, argument, other
+):
+    call, good, _, _ = SPECS[name]
+    assert _same(call(**good), call(**{**good, argument: other}))
+
+
+def test_return_types_follow_the_docstrings():
+    for name in ("linear", "ntk", "dynamic_ntk", "yarn", "longrope", "llama3"):
+        call, good, _, _ = SPECS[f"scaling.{name}"]
+        inv_freq, attention_factor = call(**{**good, "d": torch.tensor(good["d"])})
+        assert type(inv_freq) is np.ndarray and inv_freq.dtype == np.float64, name
+        assert type(attention_factor) is float, name
+    assert type(scaling.ntk_base(torch.tensor(8), 1e4, 2.0)) is float
+    assert type(sinusoidal.encode(torch.tensor(3.0), 8)) is np.ndarray
