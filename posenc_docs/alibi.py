@@ -54,7 +54,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 # --8<-- [end:alibi_slopes]
 
 
-def _checked_shape(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
+def _checked_sizes(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
     n_heads = checked_int("n_heads", n_heads)
     q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
     causal = checked_bool("causal", causal)
@@ -93,7 +93,7 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
     Softmax ignores a constant added to a row, so ``+m_h j`` (fairseq) or
     BLOOM's key-index form give the same attention weights.
     """
-    n_heads, q_len, k_len, causal = _checked_shape(n_heads, q_len, k_len, causal)
+    n_heads, q_len, k_len, causal = _checked_sizes(n_heads, q_len, k_len, causal)
     query_pos = np.arange(k_len - q_len, k_len, dtype=np.float64)  # (q,)
     distance = np.subtract.outer(query_pos, np.arange(k_len, dtype=np.float64))
     if causal:
@@ -129,11 +129,9 @@ def alibi_bias_torch(
     above the diagonal when causal. It is computed in at least float32 and cast
     to ``dtype`` at the end, so bfloat16 distances above 256 stay exact.
     """
-    n_heads, q_len, k_len, causal = _checked_shape(n_heads, q_len, k_len, causal)
-    dtype, device = (
-        checked_float_dtype("dtype", dtype),
-        checked_device("device", device),
-    )
+    n_heads, q_len, k_len, causal = _checked_sizes(n_heads, q_len, k_len, causal)
+    dtype = checked_float_dtype("dtype", dtype)
+    device = checked_device("device", device)
     work = torch.promote_types(dtype, torch.float32)
     kwargs = {"dtype": work, "device": device}
     query_pos = torch.arange(k_len - q_len, k_len, **kwargs)  # (q,)

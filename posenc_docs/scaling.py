@@ -19,6 +19,7 @@ import numpy as np
 from posenc_docs._checks import (
     checked_array,
     checked_bool,
+    checked_choice,
     checked_even,
     checked_int,
     checked_real,
@@ -552,7 +553,8 @@ def from_rope_scaling(
         Rotary dimension and RoPE base (``rope_theta``) of the model.
     rope_scaling : dict or None
         Hugging Face keys: ``rope_type`` (or the legacy ``type``; default
-        ``"default"``), one of the keys of ``ROPE_TYPES``, plus the keyword
+        ``"default"``), one of the keys of ``ROPE_TYPES`` (the transformers
+        names, plus ``"ntk"`` for static NTK-aware scaling), plus the keyword
         arguments of that method (``factor``, ``original_max_position_embeddings``,
         ``beta_fast``, ``low_freq_factor``, ``short_factor``, ...). A key set to
         None counts as absent; ``rope_theta``, if present, must equal ``base``.
@@ -609,14 +611,12 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     if not isinstance(rope_scaling, Mapping):
         raise TypeError(f"rope_scaling must be a dict or None, got {rope_scaling!r}")
     params = {k: v for k, v in rope_scaling.items() if v is not None}
-    kinds = {params.pop(key) for key in ("rope_type", "type") if key in params}
-    if len(kinds) > 1:
-        raise ValueError(f"rope_scaling's rope_type and type differ: {sorted(kinds)}")
-    kind = kinds.pop() if kinds else "default"
-    if kind not in ROPE_TYPES:
-        raise ValueError(
-            f"rope_scaling has unknown rope_type {kind!r}; known: {tuple(ROPE_TYPES)}"
-        )
+    kinds = [params.pop(key) for key in ("rope_type", "type") if key in params]
+    if len(kinds) == 2 and kinds[0] != kinds[1]:
+        raise ValueError(f"rope_scaling's rope_type and type differ: {kinds}")
+    kind = checked_choice(
+        "rope_scaling's rope_type", (kinds or ["default"])[0], ROPE_TYPES
+    )
     theta = params.pop("rope_theta", base)
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")
@@ -631,7 +631,10 @@ def _check_rope_scaling_keys(kind, params: dict, extra: dict, keyword: dict) -> 
             f"rope_scaling has keys {unknown} that rope_type {kind!r} does not take "
             f"(it takes {sorted(config_keys)})"
         )
-    required = {k for k, p in keyword.items() if p.default is p.empty}
-    missing = sorted(required - set(params) - set(extra))
+    required = [k for k, p in keyword.items() if p.default is p.empty]
+    missing = [k for k in required if k not in params and k not in extra]
+    for name in missing:
+        if name in _FROM_CALLER:
+            raise ValueError(f"{name} must be given for rope_type {kind!r}")
     if missing:
-        raise ValueError(f"rope_type {kind!r} needs {missing}, which were not given")
+        raise ValueError(f"rope_scaling of rope_type {kind!r} is missing {missing}")

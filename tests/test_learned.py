@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_docs.learned import LearnedPositionalEmbedding, parameter_count
+from tests._training import adam_losses
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -150,12 +151,9 @@ def test_tiny_model_with_default_arguments_learns_to_read_positions():
         torch.nn.Linear(1, d), LearnedPositionalEmbedding(T, d), torch.nn.Linear(d, T)
     )
     tokens, targets = torch.ones(4, T, 1), torch.arange(T).repeat(4)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
-    losses = []
-    for _ in range(30):
-        loss = torch.nn.functional.cross_entropy(model(tokens).reshape(-1, T), targets)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+
+    def loss():
+        return torch.nn.functional.cross_entropy(model(tokens).reshape(-1, T), targets)
+
+    losses = adam_losses(model.parameters(), loss, steps=30, lr=0.05)
     assert losses[-1] < 0.5 * losses[0]

@@ -533,6 +533,14 @@ def _hf_cases(d, base):
     ]
 
 
+def _rope_scaling_cases(d, base):
+    for rope_type, extra, max_pos, seq_len, ours in _hf_cases(d, base):
+        rope_scaling = {"rope_type": rope_type, "factor": S, **extra}
+        if rope_type in ("yarn", "llama3", "longrope"):
+            rope_scaling["original_max_position_embeddings"] = L0
+        yield rope_type, rope_scaling, max_pos, seq_len, ours
+
+
 def test_matches_transformers_if_installed():
     """Optional: transformers is not a dependency; skipped when absent or < 4.50."""
     transformers = pytest.importorskip("transformers")
@@ -543,20 +551,24 @@ def test_matches_transformers_if_installed():
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     d, base = 64, 1e4
-    for rope_type, extra, max_pos, seq_len, (ours, our_attn) in _hf_cases(d, base):
-        rope_scaling = {"type": rope_type, "factor": S, **extra}
-        rope_scaling["original_max_position_embeddings"] = L0
+    for rope_type, rope_scaling, max_pos, seq_len, ours in _rope_scaling_cases(d, base):
+        legacy = {"type": rope_type, **rope_scaling}
+        del legacy["rope_type"]
         config = LlamaConfig(
             hidden_size=4 * d,
             num_attention_heads=4,
             head_dim=d,
             max_position_embeddings=max_pos,
             rope_theta=base,
-            rope_scaling=rope_scaling,
+            rope_scaling=legacy,
         )
         theirs, attn = ROPE_INIT_FUNCTIONS[rope_type](config, None, seq_len=seq_len)
-        close(theirs.double().numpy(), ours, rtol=1e-6)
-        close(attn, our_attn, rtol=1e-6)
+        from_dict = scaling.from_rope_scaling(
+            d, base, rope_scaling, max_position_embeddings=max_pos, seq_len=seq_len
+        )
+        for inv_freq, attention_factor in (ours, from_dict):
+            close(theirs.double().numpy(), inv_freq, rtol=1e-6)
+            close(attn, attention_factor, rtol=1e-6)
 
 
 # ---------------------------------------------------------------- rope_scaling dicts
@@ -576,14 +588,6 @@ def test_ntk_base_golden_llama2_7b_factor_4():
     close(scaling.ntk_base(128, 1e4, 4.0), 1e4 * 4 * 2 ** (4 / 126), rtol=1e-12)
 
 
-def _rope_scaling_cases(d, base):
-    for rope_type, extra, max_pos, seq_len, ours in _hf_cases(d, base):
-        rope_scaling = {"rope_type": rope_type, "factor": S, **extra}
-        if rope_type in ("yarn", "llama3", "longrope"):
-            rope_scaling["original_max_position_embeddings"] = L0
-        yield rope_type, rope_scaling, max_pos, seq_len, ours
-
-
 @pytest.mark.parametrize("legacy", [False, True])
 def test_from_rope_scaling_gives_each_methods_numbers(legacy):
     d, base = 64, 1e4
@@ -594,29 +598,6 @@ def test_from_rope_scaling_gives_each_methods_numbers(legacy):
             d, base, rope_scaling, max_position_embeddings=max_pos, seq_len=seq_len
         )
         assert np.array_equal(got[0], ours[0]) and got[1] == ours[1], rope_type
-
-
-def test_from_rope_scaling_matches_transformers_rope_init_functions():
-    pytest.importorskip("transformers")
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
-    d, base = 64, 1e4
-    for rope_type, rope_scaling, max_pos, seq_len, _ in _rope_scaling_cases(d, base):
-        config = LlamaConfig(
-            hidden_size=4 * d,
-            num_attention_heads=4,
-            head_dim=d,
-            max_position_embeddings=max_pos,
-            rope_theta=base,
-            rope_scaling=dict(rope_scaling),
-        )
-        theirs, attn = ROPE_INIT_FUNCTIONS[rope_type](config, None, seq_len=seq_len)
-        ours, our_attn = scaling.from_rope_scaling(
-            d, base, rope_scaling, max_position_embeddings=max_pos, seq_len=seq_len
-        )
-        close(ours, theirs.double().numpy(), rtol=1e-6)
-        close(our_attn, attn, rtol=1e-6)
 
 
 def test_from_rope_scaling_none_or_default_is_plain_rope():
@@ -644,14 +625,15 @@ def test_rope_types_table_names_transformers_rope_types():
 @pytest.mark.parametrize(
     "rope_scaling, words",
     [
-        ({"rope_type": "su"}, ["unknown rope_type", "'su'"]),
+        ({"rope_type": "su"}, ["rope_type must be one of", "'su'"]),
         ({"rope_type": "linear", "factor": 2.0, "fudge": 1}, ["'fudge'"]),
         (
             {"rope_type": "linear", "factor": 2.0, "low_freq_factor": 1.0},
             ["'low_freq_factor'", "'linear'"],
         ),
-        ({"rope_type": "linear"}, ["needs", "'factor'"]),
-        ({"rope_type": "dynamic", "factor": 2.0}, ["'max_position_embeddings'"]),
+        ({"rope_type": "linear"}, ["is missing", "'factor'"]),
+        ({"rope_type": ["linear"]}, ["rope_type must be one of"]),
+        ({"rope_type": "dynamic", "factor": 2.0}, ["max_position_embeddings must"]),
         ({"rope_type": "yarn", "type": "linear", "factor": 2.0}, ["type differ"]),
         ({"rope_type": "default", "rope_theta": 5e5}, ["rope_theta", "is not base"]),
         (

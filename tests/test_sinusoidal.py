@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_docs import sinusoidal as sn
+from tests._training import adam_losses
 
 widths = st.integers(1, 64).map(lambda h: 2 * h)
 positions = st.integers(0, 100_000)
@@ -134,12 +135,9 @@ def test_tiny_model_with_default_arguments_learns_to_read_positions():
         torch.nn.Linear(1, d), sn.SinusoidalPositionalEncoding(d), torch.nn.Linear(d, T)
     )
     tokens, targets = torch.ones(4, T, 1), torch.arange(T).repeat(4)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
-    losses = []
-    for _ in range(30):
-        loss = torch.nn.functional.cross_entropy(model(tokens).reshape(-1, T), targets)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+
+    def loss():
+        return torch.nn.functional.cross_entropy(model(tokens).reshape(-1, T), targets)
+
+    losses = adam_losses(model.parameters(), loss, steps=30, lr=0.05)
     assert losses[-1] < 0.5 * losses[0]
