@@ -65,7 +65,9 @@ class LearnedPositionalEmbedding(nn.Module):
         if positions is None:
             positions = torch.arange(start, start + x.shape[-2], device=x.device)
         elif start:
-            raise ValueError(f"give offset or positions, not both (offset={offset!r})")
+            raise ValueError(
+                f"offset must be 0 when positions are given, got {offset!r}"
+            )
         positions = checked_tensor("positions", positions, min_ndim=0, floating=False)
         self._check_positions(positions, x.shape[:-1])
         rows = self.table(positions.to(x.device).long())  # positions.shape + (d,)

@@ -254,6 +254,7 @@ def yarn_ramp_bounds(
     low = c(beta_fast), high = c(beta_slow); with ``truncate`` floor(low) and
     ceil(high). Then low >= 0 and high <= d - 1 (d - 1, as in HF and the YaRN repo).
     """
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
     beta_slow = checked_real("beta_slow", beta_slow, gt=0)
     beta_fast = checked_real("beta_fast", beta_fast, gt=beta_slow)  # > beta_slow
     L0 = original_max_position_embeddings

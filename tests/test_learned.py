@@ -117,6 +117,10 @@ def test_bad_forward_inputs_raise():
         module(torch.zeros(1, 2, 3), offset=1.5)
     with pytest.raises(TypeError, match="positions.*float"):
         module(torch.zeros(1, 2, 3), positions=torch.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match="offset must be 0 when positions"):
+        module(torch.zeros(1, 2, 3), offset=1, positions=torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match=r"positions must broadcast.*\(3,\)"):
+        module(torch.zeros(1, 2, 3), positions=torch.tensor([0, 1, 2]))
 
 
 def test_gradcheck_wrt_x_and_the_table_float64():
