@@ -309,18 +309,52 @@ def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     return torch.view_as_real(as_complex * cis).flatten(-2)  # (..., T, d)
 
 
+def _rotate_half(x, cos, sin):
+    """x (..., T, d) rotated by cos/sin (..., T, d/2) in the half layout.
+
+    Three passes, two of them in place: x cos, then -b sin and +a sin added to the
+    halves (HF's ``x cos + rotate_half(x) sin`` makes five, and two temporaries).
+    """
+    half = x.shape[-1] // 2
+    out = x * torch.cat([cos, cos], dim=-1)  # (..., T, d): (a cos, b cos)
+    out[..., :half].addcmul_(x[..., half:], sin, value=-1)  # a cos - b sin
+    out[..., half:].addcmul_(x[..., :half], sin)  # b cos + a sin
+    return out
+
+
+class _HalfRotation(torch.autograd.Function):
+    """Half-layout rotation with a hand-written backward (the rotation by -angle).
+
+    The forward updates its output in place, which autograd cannot differentiate;
+    the backward is the transposed rotation R^T g, i.e. the rotation by -angle.
+    """
+
+    @staticmethod
+    def forward(ctx, x, cos, sin):
+        wants_x = any(ctx.needs_input_grad[1:])  # only for cos/sin gradients
+        ctx.save_for_backward(x if wants_x else None, cos, sin)
+        ctx.x_shape = x.shape
+        return _rotate_half(x, cos, sin)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):  # grad (..., T, d)
+        x, cos, sin = ctx.saved_tensors
+        grad_x = grad_cos = grad_sin = None
+        if ctx.needs_input_grad[0]:
+            grad_x = _rotate_half(grad, cos, -sin).sum_to_size(ctx.x_shape)
+        if x is not None:  # learned or differentiable frequencies
+            (g1, g2), (x1, x2) = grad.chunk(2, dim=-1), x.chunk(2, dim=-1)
+            grad_cos = (g1 * x1 + g2 * x2).sum_to_size(cos.shape)
+            grad_sin = (g2 * x1 - g1 * x2).sum_to_size(sin.shape)
+        return grad_x, grad_cos, grad_sin
+
+
 def _rotate_torch(x, cos, sin, layout):
     """Rotate x (..., T, d) by cos/sin (..., T, d/2) of the same dtype."""
     if layout == "interleaved":
         return _rotate_complex_torch(x, torch.complex(cos, sin))
-    half = x.shape[-1] // 2
-    x1, x2 = x[..., :half], x[..., half:]  # pair i = (x[i], x[i + d/2])
-    shape = torch.broadcast_shapes(x1.shape, cos.shape)[:-1]
-    out = torch.empty((*shape, 2 * half), dtype=x.dtype, device=x.device)
-    out1, out2 = out[..., :half], out[..., half:]  # views: no temporaries
-    torch.mul(x1, cos, out=out1).addcmul_(x2, sin, value=-1)  # x1 cos - x2 sin
-    torch.mul(x2, cos, out=out2).addcmul_(x1, sin)  # x2 cos + x1 sin
-    return out
+    return _HalfRotation.apply(x, cos, sin)
 
 
 def apply_rope_torch(

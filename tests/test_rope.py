@@ -5,12 +5,16 @@ rotation matrix R_m of RoFormer (Su et al. 2021, eq. 15) for the interleaved
 layout, and Hugging Face's ``x * cos + rotate_half(x) * sin`` for the half layout.
 """
 
+from functools import partial
+
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc_docs import scaling
+from posenc_docs.attention import attention_torch
 from posenc_docs.rope import (
     LAYOUTS,
     RotaryEmbedding,
@@ -492,3 +496,126 @@ def test_bad_input_elsewhere_names_the_argument():
         apply_rope_torch([[1.0, 2.0]], torch.tensor([0]))
     with pytest.raises(TypeError, match="floating"):
         apply_rope_torch(torch.ones(2, 4, dtype=torch.int64), torch.arange(2))
+
+
+# ------------------------------------------------------------ autograd
+
+
+def _f64(*shape, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_gradcheck_functions(form):
+    x, theta = _f64(2, 3, 5, 8), torch.rand(4, dtype=torch.float64) + 0.1
+    theta.requires_grad_()  # learned frequencies get gradients too
+    per_sequence = torch.tensor([[0, 3, 7, 100, 9], [1, 2, 3, 4, 5]]).view(2, 1, 5)
+
+    def f(x, theta):
+        if form == "complex":
+            return apply_rope_complex_torch(x, per_sequence, inv_freq=theta)
+        return apply_rope_torch(x, per_sequence, inv_freq=theta, layout=form)
+
+    assert torch.autograd.gradcheck(f, (x, theta))
+    # x broadcast against positions: (1, 3, 5, 8) x (2, 1, 5) -> (2, 3, 5, 8)
+    x_one = x[:1].detach().requires_grad_()
+    assert torch.autograd.gradcheck(lambda x: f(x, theta.detach()), (x_one,))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_gradcheck_module_with_offset_factor_and_yarn_frequencies(layout):
+    q, k = _f64(1, 2, 6, 16, seed=1), _f64(1, 1, 6, 16, seed=2)  # (B, H, T, d)
+    theta, factor = scaling.yarn(16, factor=4.0, original_max_position_embeddings=32)
+    assert factor != 1.0
+    for module in (
+        RotaryEmbedding(16, layout=layout, max_len=8),
+        RotaryEmbedding(16, layout=layout, inv_freq=theta, attention_factor=factor),
+    ):
+        assert torch.autograd.gradcheck(partial(module, offset=5), (q, k))
+
+
+def _rotary_lm(vocab=11, d_model=16):
+    """A one-layer causal LM using RotaryEmbedding and attention_torch with defaults."""
+    torch.manual_seed(0)
+    embed, head = torch.nn.Embedding(vocab, d_model), torch.nn.Linear(d_model, vocab)
+    qkv, rope = torch.nn.Linear(d_model, 3 * d_model), RotaryEmbedding(d_model)
+    params = [*embed.parameters(), *head.parameters(), *qkv.parameters()]
+
+    def logits(tokens):  # (B, T) -> (B, T, vocab)
+        q, k, v = qkv(embed(tokens))[:, None].chunk(3, dim=-1)  # (B, 1, T, d) each
+        q, k = rope(q, k)
+        return head(attention_torch(q, k, v, causal=True)[:, 0])
+
+    return logits, params
+
+
+def test_default_rotary_model_trains():
+    logits, params = _rotary_lm()
+    tokens = torch.randint(0, 11, (8, 12), generator=torch.Generator().manual_seed(1))
+    optimizer = torch.optim.Adam(params, lr=3e-2)
+    losses = []
+    for _ in range(6):
+        out = logits(tokens[:, :-1])
+        loss = torch.nn.functional.cross_entropy(
+            out.flatten(0, 1), tokens[:, 1:].flatten()
+        )
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0] - 0.3, losses
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("context", [torch.no_grad, torch.inference_mode])
+def test_no_grad_and_inference_mode_give_the_same_numbers(layout, context):
+    q = torch.randn(2, 3, 7, 8, generator=torch.Generator().manual_seed(8))
+    rope, positions = RotaryEmbedding(8, layout=layout), torch.arange(7)
+    expected = apply_rope_torch(q, positions, layout=layout), rope(q, q)[0]
+    with context():
+        got = apply_rope_torch(q, positions, layout=layout), rope(q, q)[0]
+    for g, e in zip(got, expected, strict=True):
+        assert not g.requires_grad
+        torch.testing.assert_close(g, e, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_transposed_views_rotate_and_backpropagate_like_contiguous(layout):
+    btd = _f64(2, 5, 3, 8, seed=9)  # (B, T, H, d): the projection's layout
+    grad = torch.randn(2, 3, 5, 8, dtype=torch.float64)
+    results = []
+    for x in (btd.transpose(1, 2), btd.transpose(1, 2).contiguous()):  # (B, H, T, d)
+        out = RotaryEmbedding(8, layout=layout)(x, x, offset=2)[0]
+        (grad_x,) = torch.autograd.grad(out, btd, grad)
+        results.append((out, grad_x))
+    for got, want in zip(*results, strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_low_precision_in_same_dtype_out(layout, dtype):
+    x = torch.rand(2, 3, 6, 16, generator=torch.Generator().manual_seed(10)) * 2 - 1
+    x = x.to(dtype)
+    positions = torch.arange(60_000, 60_006)  # angles beyond bf16/fp16 exactness
+    ref = apply_rope(x.double().numpy(), positions.numpy(), layout=layout)
+    rope = RotaryEmbedding(16, layout=layout, max_len=60_006)
+    for out in (apply_rope_torch(x, positions, layout=layout), rope(x, x, 60_000)[0]):
+        assert out.dtype == dtype
+        np.testing.assert_allclose(out.double().numpy(), ref, atol=BF16_ATOL)
+    assert rope.cos_cached.dtype == torch.float32
+
+
+def test_torch_compile_matches_eager():
+    if not hasattr(torch, "compile"):
+        pytest.skip("torch.compile is unavailable in this torch build")
+    q = torch.randn(1, 2, 5, 8, generator=torch.Generator().manual_seed(11))
+    for layout in LAYOUTS:
+        rope = RotaryEmbedding(8, layout=layout)
+        # aot_eager traces forward and backward without a C++ toolchain: cheap
+        compiled = torch.compile(rope, backend="aot_eager", fullgraph=False)
+        for got, want in zip(
+            compiled(q, q, offset=3), rope(q, q, offset=3), strict=True
+        ):
+            torch.testing.assert_close(got, want)  # float32 rounding (decomposed ops)
