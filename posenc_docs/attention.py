@@ -114,27 +114,22 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
 
 
 def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
-    """Scaled dot-product attention (torch twin of attention).
+    """Scaled dot-product attention (torch twin of attention, same arguments).
 
     Parameters
     ----------
     q, k, v : torch.Tensor
-        Shapes ``(..., Tq, d)``, ``(..., Tk, d)``, ``(..., Tk, dv)``; one dtype.
-    bias : torch.Tensor, optional
-        Added to the scaled logits; broadcastable to ``(..., Tq, Tk)``.
-    causal : bool
-        Mask keys after each query; query r sits at position ``Tk - Tq + r``.
-    return_weights : bool
-        Also return the attention weights ``(..., Tq, Tk)``.
+        Shapes ``(..., Tq, d)``, ``(..., Tk, d)``, ``(..., Tk, dv)``, one dtype
+        and device; bias (optional) is a tensor on that device.
 
     Returns
     -------
     torch.Tensor or tuple of torch.Tensor
-        ``out`` of shape ``(..., Tq, dv)``, and the weights if asked for.
+        As attention, in q's dtype; differentiable.
 
     Notes
     -----
-    ``weights = softmax(q k^T / sqrt(d) + bias)`` over keys; ``out = weights v``.
+    ``weights = softmax(q k^T / sqrt(d) + bias)``, with ``-inf`` for masked keys.
     """
     _checked_tensors(q, k, v, bias, causal, return_weights)
     scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)

@@ -323,10 +323,10 @@ def _rotate_half(x, cos, sin):
 
 
 class _HalfRotation(torch.autograd.Function):
-    """Half-layout rotation with a hand-written backward (the rotation by -angle).
+    """Half-layout rotation with a hand-written backward.
 
-    The forward updates its output in place, which autograd cannot differentiate;
-    the backward is the transposed rotation R^T g, i.e. the rotation by -angle.
+    The backward is the transposed rotation R_m^T g = R_(-m) g: the same three
+    passes with sin negated, where autograd's own would copy the gradient twice.
     """
 
     @staticmethod
@@ -380,8 +380,10 @@ def apply_rope_torch(
 
     Notes
     -----
-    The rotation of apply_rope. cos/sin are float32 (float64 for float64 x or
-    inv_freq); the interleaved layout is Meta's complex product (one pass).
+    ``a' = a cos(m theta_i) - b sin(m theta_i)``,
+    ``b' = b cos(m theta_i) + a sin(m theta_i)``, as in apply_rope. Angles are
+    float32 (float64 if x or inv_freq is); the rotation runs in float32 (float64
+    for float64 x). Interleaved: Meta's complex product, one pass; half: three.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _work_dtype(x)
