@@ -1,8 +1,9 @@
-"""Timings: RoPE against a rotate-half baseline and a copy; ALiBi bias construction.
+"""Timings: RoPE against a copy and Hugging Face's rotary code; ALiBi bias construction.
 
-Run ``python -m benchmarks.bench``. Each time is the median of several repeats
-after a warm-up, with torch's default thread count. Ratios below 1 mean
-faster than the reference they are divided by.
+Run ``python -m benchmarks.bench`` from the repository root. Each time is the
+median of several repeats after a warm-up, on 2 torch threads, with the
+functions timed round-robin in one process so that a change in machine load
+affects all of them alike. Ratios below 1 mean faster than the reference.
 """
 
 import statistics
@@ -10,9 +11,12 @@ import time
 from functools import partial
 
 import torch
+from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 from posenc_docs.alibi import alibi_bias_torch, alibi_slopes
-from posenc_docs.rope import LAYOUTS, apply_rope
+from posenc_docs.rope import LAYOUTS, apply_rope_torch, inv_freq
+
+THREADS = 2
 
 
 def median_ms(fns: dict, repeats: int = 7, warmup: int = 1) -> dict[str, float]:
@@ -33,14 +37,55 @@ def median_ms(fns: dict, repeats: int = 7, warmup: int = 1) -> dict[str, float]:
     return {name: 1e3 * statistics.median(t) for name, t in times.items()}
 
 
-def rotate_half_baseline(x: torch.Tensor, positions: torch.Tensor, base=10000.0):
-    """Straightforward half-layout RoPE: ``x*cos + rotate_half(x)*sin`` with cat."""
-    d = x.shape[-1]
-    inv_freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)
-    freqs = positions.float()[:, None] * inv_freq  # (T, d/2)
-    emb = torch.cat([freqs, freqs], dim=-1)  # (T, d)
-    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
-    return x * emb.cos() + torch.cat([-x2, x1], dim=-1) * emb.sin()
+def hf_cos_sin(T: int, d: int, base: float = 10000.0):
+    """HF LLaMA's precomputed cos/sin, shape (1, T, d): ``emb = cat(freqs, freqs)``."""
+    freqs = (
+        torch.arange(T).float()[:, None] * torch.from_numpy(inv_freq(d, base)).float()
+    )
+    emb = torch.cat([freqs, freqs], dim=-1)[None]  # (1, T, d)
+    return emb.cos(), emb.sin()
+
+
+def hf_rope_pair(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
+    """HF's ``apply_rotary_pos_emb`` on (q, k) = (x, x): twice one tensor's work."""
+    return apply_rotary_pos_emb(x, x, cos, sin)
+
+
+def with_backward(fn, x: torch.Tensor):
+    """A callable running ``fn(x)`` and the gradient wrt x for a fixed upstream grad."""
+    x = x.detach().requires_grad_()
+    grad = torch.randn(x.shape, generator=torch.Generator().manual_seed(0))
+
+    def run():
+        out = fn(x)
+        outs = out if isinstance(out, tuple) else (out,)
+        return torch.autograd.grad(outs, x, [grad] * len(outs))
+
+    return run
+
+
+def rope_candidates(x: torch.Tensor) -> dict:
+    """name -> function of x: clone, ours in each layout, HF on (x, x)."""
+    T, d = x.shape[-2:]
+    positions, (cos, sin) = torch.arange(T), hf_cos_sin(T, d)
+    fns = {
+        "x.clone()": torch.clone,
+        "HF (x, x)": partial(hf_rope_pair, cos=cos, sin=sin),
+    }
+    for layout in LAYOUTS:
+        rope = partial(apply_rope_torch, positions=positions, layout=layout)
+        fns[f"apply_rope_torch[{layout}]"] = rope
+    return fns
+
+
+def bench_rope(shape=(4, 16, 2048, 128), repeats: int = 7) -> dict[str, float]:
+    """Milliseconds of each candidate, forward ("fwd") and forward+backward ("f+b")."""
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))  # (B, H, T, d)
+    fns = {}
+    for name, fn in rope_candidates(x).items():
+        fns[f"{name} fwd"] = partial(fn, x)
+        fns[f"{name} f+b"] = with_backward(fn, x)
+    return median_ms(fns, repeats)
 
 
 def naive_alibi_bias(n_heads: int, q_len: int, k_len: int) -> torch.Tensor:
@@ -50,19 +95,6 @@ def naive_alibi_bias(n_heads: int, q_len: int, k_len: int) -> torch.Tensor:
     j = torch.arange(k_len)[None, :]  # key positions (1, k)
     bias = slopes[:, None, None] * -(i - j)  # (H, q, k)
     return bias.masked_fill(j > i, float("-inf"))
-
-
-def bench_rope(shape=(4, 16, 2048, 128), repeats: int = 7) -> dict[str, float]:
-    """Milliseconds for x.clone(), the baseline and apply_rope in each layout."""
-    x = torch.randn(shape)  # (B, H, T, d) float32
-    positions = torch.arange(shape[-2])
-    fns = {
-        "x.clone()": x.clone,
-        "rotate-half baseline": lambda: rotate_half_baseline(x, positions),
-    }
-    for layout in LAYOUTS:
-        fns[f"apply_rope[{layout}]"] = partial(apply_rope, x, positions, layout=layout)
-    return median_ms(fns, repeats)
 
 
 def bench_alibi(n_heads=16, q_len=4096, k_len=4096, repeats: int = 5):
@@ -75,13 +107,20 @@ def bench_alibi(n_heads=16, q_len=4096, k_len=4096, repeats: int = 5):
 
 
 def main() -> None:
+    torch.set_num_threads(THREADS)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, median ms")
     rope = bench_rope()
-    print("RoPE on x (4, 16, 2048, 128) float32, CPU")
-    base, copy = rope["rotate-half baseline"], rope["x.clone()"]
-    for name, ms in rope.items():
-        ratios = f"{ms / base:5.2f}x baseline  {ms / copy:5.2f}x clone"
-        print(f"  {name:24s} {ms:8.1f} ms  {ratios if 'apply' in name else ''}")
+    print("RoPE on x (4, 16, 2048, 128) float32, CPU (HF: half of its (x, x) time)")
+    clone = rope["x.clone() fwd"]
+    print(f"  {'':34s} {'ms':>8s} {'/clone fwd':>10s} {'/clone same':>11s} {'/HF':>5s}")
+    for mode in ("fwd", "f+b"):
+        hf = rope[f"HF (x, x) {mode}"] / 2
+        for name in rope_candidates(torch.zeros(1, 2, 2)):
+            ms = rope[f"{name} {mode}"] / (2 if name.startswith("HF") else 1)
+            label = "HF per tensor" if name.startswith("HF") else name
+            same = ms / rope[f"x.clone() {mode}"]
+            row = f"{ms:8.1f} {ms / clone:10.2f} {same:11.2f} {ms / hf:5.2f}"
+            print(f"  {mode} {label:30s} {row}")
     alibi = bench_alibi()
     print("ALiBi bias (16, 4096, 4096) float32, causal")
     for name, ms in alibi.items():

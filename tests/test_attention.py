@@ -1,6 +1,7 @@
 """Tests for posenc_docs.attention, including the permutation demos."""
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -8,9 +9,14 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from posenc_docs.alibi import alibi_bias
-from posenc_docs.attention import attention, self_attention
-from posenc_docs.rope import apply_rope
+from posenc_docs.alibi import alibi_bias, alibi_bias_torch
+from posenc_docs.attention import (
+    attention,
+    attention_torch,
+    self_attention,
+    self_attention_torch,
+)
+from posenc_docs.rope import apply_rope, apply_rope_torch
 from posenc_docs.sinusoidal import table
 
 FAST = settings(max_examples=30, deadline=None)
@@ -213,11 +219,13 @@ def test_torch_matches_numpy(t_q, extra, causal, seed):
         q, k, v, bias=bias, causal=causal, return_weights=True
     )
     tq, tk, tv, tb = (torch.from_numpy(a) for a in (q, k, v, bias))
-    out, weights = attention(tq, tk, tv, bias=tb, causal=causal, return_weights=True)
+    out, weights = attention_torch(
+        tq, tk, tv, bias=tb, causal=causal, return_weights=True
+    )
     assert isinstance(out, torch.Tensor) and out.dtype == torch.float64
     np.testing.assert_allclose(out.numpy(), want_out, atol=1e-12)
     np.testing.assert_allclose(weights.numpy(), want_weights, atol=1e-12)
-    out32 = attention(
+    out32 = attention_torch(
         tq.float(), tk.float(), tv.float(), bias=tb.float(), causal=causal
     )
     np.testing.assert_allclose(out32.numpy(), want_out, atol=1e-5)
@@ -232,3 +240,37 @@ def test_bad_shapes_raise():
     with pytest.raises(ValueError, match="Tq <= Tk"):
         attention(np.zeros((6, 4)), k, v, causal=True)
     assert attention(q, k, v, causal=True).shape == (3, 2)
+
+
+def _f64(*shape, seed):
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_gradcheck_attention_torch_with_alibi_bias(causal):
+    q, k, v = _f64(3, 2, 4, seed=0), _f64(3, 5, 4, seed=1), _f64(3, 5, 2, seed=2)
+    bias = alibi_bias_torch(3, 2, 5, causal=causal, dtype=torch.float64)  # (H, Tq, Tk)
+    assert torch.autograd.gradcheck(
+        lambda q, k, v: attention_torch(q, k, v, bias=bias, causal=causal),
+        (q, k, v),
+        fast_mode=True,  # random projections of the Jacobian: seconds, not minutes
+    )
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_gradcheck_self_attention_torch_with_rope(layout):
+    x, w_q = _f64(2, 5, 6, seed=3), _f64(6, 4, seed=4)  # (B, T, d_model), (d_model, d)
+    w_k, w_v = _f64(6, 4, seed=5), _f64(6, 4, seed=6)
+
+    def rotate(h):  # (B, T, d_head)
+        return apply_rope_torch(h, torch.arange(5), layout=layout)
+
+    def f(x, w_q, w_k, w_v):
+        return self_attention_torch(x, w_q, w_k, w_v, rotate=rotate, causal=True)
+
+    assert torch.autograd.gradcheck(f, (x, w_q, w_k, w_v), fast_mode=True)
+    arrays = (a.detach().numpy() for a in (x, w_q, w_k, w_v))
+    numpy_rotate = partial(apply_rope, positions=np.arange(5), layout=layout)
+    want = self_attention(*arrays, rotate=numpy_rotate, causal=True)
+    np.testing.assert_allclose(f(x, w_q, w_k, w_v).detach().numpy(), want, atol=1e-12)

@@ -1,30 +1,44 @@
-"""Keep benchmarks.bench runnable: tiny sizes, and the baselines it times are right."""
+"""Keep benchmarks.bench runnable: tiny sizes, and what it times computes the same."""
 
 import numpy as np
 import torch
 
 from benchmarks import bench
 from posenc_docs.alibi import alibi_bias_torch
-from posenc_docs.rope import LAYOUTS, apply_rope
+from posenc_docs.rope import LAYOUTS, apply_rope, apply_rope_torch
 
 
 def test_bench_functions_run_on_tiny_sizes():
     rope = bench.bench_rope(shape=(1, 2, 8, 16), repeats=2)
-    assert set(rope) == {"x.clone()", "rotate-half baseline"} | {
-        f"apply_rope[{layout}]" for layout in LAYOUTS
-    }
+    names = {"x.clone()", "HF (x, x)"} | {f"apply_rope_torch[{lt}]" for lt in LAYOUTS}
+    assert set(rope) == {f"{n} {mode}" for n in names for mode in ("fwd", "f+b")}
     alibi = bench.bench_alibi(n_heads=3, q_len=4, k_len=6, repeats=2)
     assert set(alibi) == {"naive", "alibi_bias_torch"}
     assert all(ms >= 0 for ms in [*rope.values(), *alibi.values()])
 
 
-def test_baselines_compute_what_they_are_compared_with():
+def test_hf_rotation_is_ours_in_the_half_layout():
     x = torch.randn(2, 3, 9, 16, generator=torch.Generator().manual_seed(0))
-    positions = torch.arange(9)
-    torch.testing.assert_close(
-        bench.rotate_half_baseline(x, positions),
-        apply_rope(x, positions, layout="half"),
-    )
+    cos, sin = bench.hf_cos_sin(9, 16)
+    q_hf, k_hf = bench.hf_rope_pair(x, cos, sin)
+    ours = apply_rope_torch(x, torch.arange(9), layout="half")
+    torch.testing.assert_close(q_hf, ours)
+    torch.testing.assert_close(k_hf, ours)
+    reference = apply_rope(x.double().numpy(), np.arange(9), layout="half")
+    np.testing.assert_allclose(q_hf.double().numpy(), reference, atol=1e-5)
+
+
+def test_with_backward_returns_the_transposed_rotation_of_the_grad():
+    x = torch.randn(1, 2, 5, 8, dtype=torch.float64)
+    for layout in LAYOUTS:
+        fn = bench.rope_candidates(x)[f"apply_rope_torch[{layout}]"]
+        (grad_x,) = bench.with_backward(fn, x)()
+        grad = torch.randn(x.shape, generator=torch.Generator().manual_seed(0))
+        back = apply_rope(grad.double().numpy(), -np.arange(5), layout=layout)
+        np.testing.assert_allclose(grad_x.numpy(), back, atol=1e-6)
+
+
+def test_naive_alibi_is_the_library_bias():
     naive = bench.naive_alibi_bias(5, 3, 7)
     torch.testing.assert_close(naive, alibi_bias_torch(5, 3, 7))
     assert np.isneginf(naive[:, 0, -1].numpy()).all()  # causal mask present
