@@ -167,6 +167,9 @@ def _rotate_torch(x, cos, sin, layout):
         return _rotate_complex_torch(x, torch.complex(cos, sin))
     half = x.shape[-1] // 2
     x1, x2 = x[..., :half], x[..., half:]  # pair i = (x[i], x[i + d/2])
+    if torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad):
+        # out= kernels record no autograd graph, so differentiable inputs take cat
+        return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
     shape = torch.broadcast_shapes(x1.shape, cos.shape)[:-1]
     out = torch.empty((*shape, 2 * half), dtype=x.dtype, device=x.device)
     out1, out2 = out[..., :half], out[..., half:]  # views: no temporaries
