@@ -104,12 +104,12 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
     q = _checks.checked_tensor("q", q, min_ndim=2)
     for name, t in (("k", k), ("v", v)):
         _checks.checked_tensor(name, t, min_ndim=2)
-        _checks.checked_device(name, t, q.device)
+        _checks.checked_same_device(name, t, q.device)
         if t.dtype != q.dtype:
             raise TypeError(f"{name} must have q's dtype {q.dtype}, got {t.dtype}")
     if bias is not None:
         _checks.checked_tensor("bias", bias, min_ndim=0)
-        _checks.checked_device("bias", bias, q.device)
+        _checks.checked_same_device("bias", bias, q.device)
     _check_shapes(q, k, v, bias, causal)
 
 
@@ -191,7 +191,7 @@ def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=Fal
     w = {"w_q": w_q, "w_k": w_k, "w_v": w_v}
     for name, t in w.items():
         _checks.checked_tensor(name, t)
-        _checks.checked_device(name, t, x.device)
+        _checks.checked_same_device(name, t, x.device)
     _check_projections(x, w, rotate)
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., T, d_head)
     if rotate is not None:

@@ -278,7 +278,7 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     """
     positions = _checks.checked_tensor("positions", positions, floating=False)
     theta = _checks.checked_tensor("inv_freq", inv_freq)
-    _checks.checked_device("inv_freq", theta, positions.device)
+    _checks.checked_same_device("inv_freq", theta, positions.device)
     wide = torch.float64 in (positions.dtype, theta.dtype)
     work = torch.float64 if wide else torch.float32
     return positions.to(work)[..., None] * theta.to(work)  # (..., T, d/2)
@@ -290,7 +290,7 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
     base = _checks.checked_real("base", base, gt=1)
     x = _checks.checked_tensor("x", x, min_ndim=2)
     positions = _checks.checked_tensor("positions", positions, floating=False)
-    _checks.checked_device("positions", positions, x.device)
+    _checks.checked_same_device("positions", positions, x.device)
     if inv_freq is None:
         _checks.checked_even("d = x.shape[-1]", x.shape[-1])
         theta = torch.from_numpy(_default_inv_freq(x.shape[-1], base))

@@ -1,0 +1,461 @@
+"""Differential tests against Hugging Face transformers' own RoPE and ALiBi code.
+
+Small configs are built here; no weights, nothing from the Hub (HF_HUB_OFFLINE=1 and no
+from_pretrained). Called directly: ``ROPE_INIT_FUNCTIONS`` and ``dynamic_rope_update``
+(through ``LlamaRotaryEmbedding``), LLaMA's ``apply_rotary_pos_emb`` (half layout),
+GPT-J's ``apply_rotary_pos_emb`` and ``create_sinusoidal_positions`` (interleaved) and
+BLOOM's ``build_alibi_tensor``. Every group also shows that a wrong variant fails.
+
+Tolerances. HF computes frequencies in float32, ours in float64. HF rounds 2i/d to
+float32 (2**-24 relative) and raises b to it, which multiplies that error by
+2i/d * ln b <= 17 here; llama3 also forms its smoothing weight in float32. Measured
+over the grid: <= 6.5e-7 relative (llama3 1.1e-6), hence HF_RTOL = 2e-6. Attention
+factors are Python float64 arithmetic on both sides (equal to 1e-12). The rotation
+itself is compared in float64 (1e-12).
+"""
+
+import itertools
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from posenc_docs import alibi, rope, scaling
+from posenc_docs.pages.pitfalls import prose_alibi_slopes
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # read when huggingface_hub is imported
+
+from transformers import LlamaConfig  # noqa: E402
+from transformers import logging as hf_logging  # noqa: E402
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
+from transformers.models.bloom.modeling_bloom import build_alibi_tensor  # noqa: E402
+from transformers.models.gptj import modeling_gptj  # noqa: E402
+from transformers.models.llama import modeling_llama  # noqa: E402
+
+hf_logging.set_verbosity_error()  # HF warns about factor/length mismatches we choose
+
+
+
+HF_RTOL = 2e-6
+HF_TYPES_NOT_IN_POSENC_DOCS = {"proportional"}
+GRID = list(  # (d, base, factor, L0): 60 points
+    itertools.product((4, 8, 64, 96, 128), (1e4, 5e5), (1.0, 2.5, 8.0), (512, 4096))
+)
+
+# ---------------------------------------------------------------- frequencies
+
+
+def hf_config(d, base, rope_type, max_pos, head_dim=None, **params):
+    """A LlamaConfig whose rotary dim is d (head_dim * partial_rotary_factor)."""
+    head_dim = head_dim or d
+    params = {"rope_type": rope_type, "rope_theta": base, **params}
+    if head_dim != d:
+        params["partial_rotary_factor"] = d / head_dim
+    return LlamaConfig(
+        hidden_size=head_dim,
+        num_attention_heads=1,
+        head_dim=head_dim,
+        max_position_embeddings=max_pos,
+        rope_parameters=params,
+    )
+
+
+def hf_frequencies(config, seq_len=None):
+    rope_type = config.rope_parameters["rope_type"]
+    default = modeling_llama.LlamaRotaryEmbedding.compute_default_rope_parameters
+    inv_freq, attention = ROPE_INIT_FUNCTIONS.get(rope_type, default)(
+        config, seq_len=seq_len
+    )
+    return inv_freq.double().numpy(), attention
+
+
+def assert_matches_hf(ours, theirs, label=""):
+    (our_freq, our_attention), (hf_freq, hf_attention) = ours, theirs
+    np.testing.assert_allclose(our_freq, hf_freq, rtol=HF_RTOL, atol=0, err_msg=label)
+    assert our_attention == pytest.approx(hf_attention, rel=1e-12, abs=0), label
+
+
+def default_cases(d, base, factor, L0):
+    yield {}, L0, None, (rope.inv_freq(d, base), 1.0)
+
+
+def linear_cases(d, base, factor, L0):
+    yield {"factor": factor}, L0, None, scaling.linear(d, base, factor=factor)
+
+
+def ntk_cases(d, base, factor, L0):
+    """HF has no static NTK: "dynamic" with factor 1 at s*L0 has base b*s**(d/(d-2))."""
+    seq_len = round(factor * L0)
+    yield {"factor": 1.0}, L0, seq_len, scaling.ntk(d, base, factor=factor)
+
+
+def dynamic_cases(d, base, factor, L0):
+    for seq_len in (None, L0 // 2, L0, L0 + 1, 3 * L0, round(8.5 * L0)):
+        ours = scaling.dynamic_ntk(
+            d, base, factor=factor, max_position_embeddings=L0, seq_len=seq_len
+        )
+        yield {"factor": factor}, L0, seq_len, ours
+
+
+YARN_OPTIONS = (
+    {},
+    {"mscale": 0.707, "mscale_all_dim": 0.707},  # DeepSeek-V3: attention factor 1
+    {"mscale": 2.0, "mscale_all_dim": 1.0},
+    {"mscale": 2.0},  # needs both: the default g(s) is used
+    {"attention_factor": 0.8},
+    {"truncate": False},
+    {"beta_fast": 16.0, "beta_slow": 2.0},
+)
+
+
+def yarn_cases(d, base, factor, L0):
+    for options in YARN_OPTIONS:
+        params = {"factor": factor, "original_max_position_embeddings": L0, **options}
+        yield params, round(factor * L0), None, scaling.yarn(d, base, **params)
+
+
+def longrope_cases(d, base, factor, L0):
+    rng = np.random.default_rng(d)
+    lists = {"short_factor": rng.uniform(1, 2, d // 2).tolist()}
+    lists["long_factor"] = rng.uniform(1, 64, d // 2).tolist()
+    extended = round(factor * L0)
+    for given, seq_len in itertools.product(
+        ({"factor": factor}, {}, {"factor": factor, "attention_factor": 0.9}),
+        (None, L0, L0 + 1),
+    ):
+        params = {**lists, **given, "original_max_position_embeddings": L0}
+        ours = scaling.longrope(
+            d, base, **params, max_position_embeddings=extended, seq_len=seq_len
+        )
+        yield params, extended, seq_len, ours
+
+
+def llama3_cases(d, base, factor, L0):
+    for low, high in ((1.0, 4.0), (2.0, 3.0)):
+        params = {"factor": factor, "original_max_position_embeddings": L0}
+        params |= {"low_freq_factor": low, "high_freq_factor": high}
+        yield params, round(factor * L0), None, scaling.llama3(d, base, **params)
+
+
+CASES = {  # our method: (HF rope_type, cases)
+    "default": ("default", default_cases),
+    "linear": ("linear", linear_cases),
+    "ntk": ("dynamic", ntk_cases),
+    "dynamic_ntk": ("dynamic", dynamic_cases),
+    "yarn": ("yarn", yarn_cases),
+    "longrope": ("longrope", longrope_cases),
+    "llama3": ("llama3", llama3_cases),
+}
+
+
+def test_every_hf_rope_type_is_compared_or_listed_as_missing():
+    compared = {rope_type for rope_type, _ in CASES.values()} - {"default"}
+    assert set(ROPE_INIT_FUNCTIONS) == compared | HF_TYPES_NOT_IN_POSENC_DOCS
+
+
+@pytest.mark.parametrize("method", CASES)
+def test_frequencies_and_attention_factor_match_hf(method):
+    rope_type, cases = CASES[method]
+    for d, base, factor, L0 in GRID:
+        for params, max_pos, seq_len, ours in cases(d, base, factor, L0):
+            config = hf_config(d, base, rope_type, max_pos, **params)
+            label = f"{method} d={d} b={base} s={factor} L0={L0} {params} {seq_len=}"
+            assert_matches_hf(ours, hf_frequencies(config, seq_len), label)
+
+
+@pytest.mark.parametrize("method", sorted(set(CASES) - {"ntk"}))
+def test_from_rope_scaling_reads_a_config_dict_as_hf_does(method):
+    """The dispatch table, fed the same ``rope_scaling`` dict HF reads."""
+    rope_type, cases = CASES[method]
+    for d, base, factor, L0 in GRID[::7]:
+        for params, max_pos, seq_len, _ in cases(d, base, factor, L0):
+            config = hf_config(d, base, rope_type, max_pos, **params)
+            ours = scaling.from_rope_scaling(
+                d,
+                base,
+                {"rope_type": rope_type, **params},
+                max_position_embeddings=max_pos,
+                seq_len=seq_len,
+            )
+            assert_matches_hf(ours, hf_frequencies(config, seq_len), f"{params}")
+
+
+@pytest.mark.parametrize("method", sorted(set(CASES) - {"default"}))
+def test_our_d_is_hf_head_dim_times_partial_rotary_factor(method):
+    """LLaMA's own default ignores partial_rotary_factor, so it is not in this test."""
+    rope_type, cases = CASES[method]
+    for params, max_pos, seq_len, ours in cases(32, 1e4, 4.0, 1024):
+        config = hf_config(32, 1e4, rope_type, max_pos, head_dim=128, **params)
+        assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
+
+
+YARN_4K = {"factor": 4.0, "original_max_position_embeddings": 4096}
+LONGROPE_1K = {"short_factor": [1.0] * 32, "long_factor": [4.0] * 32}
+LONGROPE_1K["original_max_position_embeddings"] = 1024
+WRONG_FREQUENCIES = {  # (HF rope_type, params, max_pos, seq_len, a wrong "ours")
+    "base 0.01% off": (
+        "linear", {"factor": 4.0}, 1024, None, scaling.linear(64, 1.0001e4, factor=4.0)
+    ),
+    "static NTK base for dynamic": (
+        "dynamic", {"factor": 4.0}, 1024, 4096, scaling.ntk(64, factor=4.0)
+    ),
+    "yarn not truncated": (
+        "yarn", YARN_4K, 16384, None, scaling.yarn(64, **YARN_4K, truncate=False)
+    ),
+    "yarn ignoring mscale": (
+        "yarn", {**YARN_4K, "mscale": 2.0, "mscale_all_dim": 1.0}, 16384, None,
+        scaling.yarn(64, **YARN_4K),
+    ),
+    "longrope short factors past L0": (
+        "longrope", LONGROPE_1K, 4096, 1025,
+        scaling.longrope(64, **LONGROPE_1K, max_position_embeddings=4096, seq_len=1024),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("wrong", WRONG_FREQUENCIES)
+def test_frequency_comparison_detects_a_wrong_variant(wrong):
+    rope_type, params, max_pos, seq_len, ours = WRONG_FREQUENCIES[wrong]
+    theirs = hf_frequencies(hf_config(64, 1e4, rope_type, max_pos, **params), seq_len)
+    with pytest.raises(AssertionError):
+        assert_matches_hf(ours, theirs)
+
+
+def run_hf_rotary(rotary, seq_len):
+    """One forward of HF's rotary module, so that dynamic_rope_update runs."""
+    rotary(torch.zeros(1), torch.arange(seq_len)[None])  # position_ids (1, T)
+    return rotary.inv_freq.double().numpy(), rotary.attention_scaling
+
+
+@pytest.mark.parametrize(
+    "d, base, factor, L0",
+    [(8, 1e4, 2.5, 512), (64, 5e5, 8.0, 512), (96, 1e4, 1.0, 4096)],
+)
+def test_dynamic_ntk_matches_hf_dynamic_rope_update_at_run_time(d, base, factor, L0):
+    """HF recomputes only when the length grows past the longest seen, and resets
+    below L0: at each step ours matches at the length HF then uses."""
+    config = hf_config(d, base, "dynamic", L0, factor=factor)
+    rotary = modeling_llama.LlamaRotaryEmbedding(config)
+    steps = [(L0 // 2, L0), (3 * L0, 3 * L0), (2 * L0, 3 * L0), (L0, 3 * L0)]
+    steps += [(L0 - 1, L0), (5 * L0 // 2, 5 * L0 // 2)]  # (seq_len, length HF uses)
+    for seq_len, length in steps:
+        ours = scaling.dynamic_ntk(
+            d, base, factor=factor, max_position_embeddings=L0, seq_len=length
+        )
+        assert_matches_hf(ours, run_hf_rotary(rotary, seq_len), f"{seq_len=}")
+
+
+def test_longrope_matches_hf_dynamic_rope_update_at_run_time():
+    d, L0, extended = 64, 1024, 8192
+    lists = {"short_factor": [1.0 + i / 32 for i in range(32)]}
+    lists["long_factor"] = [2.0 + i for i in range(32)]
+    lengths = {"original_max_position_embeddings": L0}
+    config = hf_config(d, 1e4, "longrope", extended, **lists, **lengths)
+    lengths["max_position_embeddings"] = extended
+    rotary = modeling_llama.LlamaRotaryEmbedding(config)
+    for seq_len in (L0, L0 + 1, 4 * L0, L0 // 2):
+        ours = scaling.longrope(d, **lengths, **lists, seq_len=seq_len)
+        assert_matches_hf(ours, run_hf_rotary(rotary, seq_len), f"{seq_len=}")
+
+
+# ---------------------------------------------------------------- deviations
+
+
+@pytest.mark.parametrize("L0, truncate", [(3, True), (4, True), (6, False)])
+def test_yarn_raises_where_hf_silently_returns_unscaled_frequencies(L0, truncate):
+    """L0 < 2*pi*beta_slow puts HF's ramp bounds at high < low = 0: nothing scaled."""
+    yarn = {"factor": 4.0, "original_max_position_embeddings": L0}
+    config = hf_config(64, 1e4, "yarn", 4 * L0, **yarn, truncate=truncate)
+    hf_freq, _ = hf_frequencies(config)
+    np.testing.assert_allclose(hf_freq, rope.inv_freq(64, 1e4), rtol=HF_RTOL)
+    with pytest.raises(ValueError, match="^original_max_position_embeddings must"):
+        scaling.yarn(64, **yarn, truncate=truncate)
+
+
+def test_ntk_methods_reject_d_2_where_hf_divides_by_zero():
+    """The NTK exponent d/(d-2) needs d >= 4; HF's d=2 fails with ZeroDivisionError."""
+    with pytest.raises(ZeroDivisionError):
+        hf_frequencies(hf_config(2, 1e4, "dynamic", 512, factor=2.0), 1024)
+    with pytest.raises(ValueError, match="^d must"):
+        scaling.ntk(2, factor=2.0)
+    with pytest.raises(ValueError, match="^d must"):
+        scaling.dynamic_ntk(2, factor=2.0, max_position_embeddings=512, seq_len=1024)
+
+
+# ---------------------------------------------------------------- rotation
+
+
+def outputs_and_grads(rotate, q, k, seed=0):
+    """Rotated q, k and the gradients of a random linear loss w.r.t. q and k."""
+    q, k = q.clone().requires_grad_(), k.clone().requires_grad_()
+    q_out, k_out = rotate(q, k)
+    generator = torch.Generator().manual_seed(seed)
+    weights = torch.randn(2, *q_out.shape, dtype=q.dtype, generator=generator)
+    loss = (weights[0] * q_out).sum() + (weights[1] * k_out).sum()
+    return (q_out.detach(), k_out.detach(), *torch.autograd.grad(loss, (q, k)))
+
+
+def assert_all_close(ours, theirs, atol=1e-12):
+    for name, a, b in zip(("q", "k", "dL/dq", "dL/dk"), ours, theirs, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=atol, msg=name)
+
+
+def random_qk_and_positions(d, B=2, H=3, T=7, dtype=torch.float64):
+    generator = torch.Generator().manual_seed(d)
+    q, k = torch.randn(2, B, H, T, d, dtype=dtype, generator=generator)  # (B, H, T, d)
+    positions = torch.randint(0, 10_000, (B, T), generator=generator)  # (B, T)
+    return q, k, positions
+
+
+def ours_rotate(positions, inv_freq, layout):
+    """Our torch RoPE on (B, H, T, d) with per-sequence positions (B, T)."""
+    theta = torch.as_tensor(inv_freq, dtype=torch.float64)
+    return lambda q, k: tuple(
+        rope.apply_rope_torch(x, positions[:, None], layout=layout, inv_freq=theta)
+        for x in (q, k)
+    )
+
+
+def llama_rotate(positions, inv_freq):
+    """HF LLaMA: cos/sin laid out as LlamaRotaryEmbedding does, but in float64."""
+    freqs = positions[..., None].double() * torch.as_tensor(inv_freq)  # (B, T, d/2)
+    emb = torch.cat((freqs, freqs), dim=-1)  # (B, T, d)
+    return lambda q, k: modeling_llama.apply_rotary_pos_emb(q, k, emb.cos(), emb.sin())
+
+
+def gptj_rotate(positions, inv_freq):
+    """HF GPT-J: sin/cos (B, T, d/2) on (B, T, H, d) tensors, hence the transposes."""
+    freqs = positions[..., None].double() * torch.as_tensor(inv_freq)  # (B, T, d/2)
+    return lambda q, k: tuple(
+        modeling_gptj.apply_rotary_pos_emb(
+            x.transpose(1, 2), freqs.sin(), freqs.cos()
+        ).transpose(1, 2)
+        for x in (q, k)
+    )
+
+
+YARN_8X_512 = {"factor": 8.0, "original_max_position_embeddings": 512}
+FREQUENCIES = {
+    "base 1e4": lambda d: rope.inv_freq(d, 1e4),
+    "base 5e5": lambda d: rope.inv_freq(d, 5e5),
+    "yarn s=8": lambda d: scaling.yarn(d, **YARN_8X_512)[0],
+}
+LAYOUT_CASES = {"half": llama_rotate, "interleaved": gptj_rotate}
+
+
+@pytest.mark.parametrize("layout", LAYOUT_CASES)
+@pytest.mark.parametrize("frequencies", FREQUENCIES)
+@pytest.mark.parametrize("d", [2, 8, 64])
+def test_rotation_and_its_gradients_match_hf(d, frequencies, layout):
+    q, k, positions = random_qk_and_positions(d)
+    inv_freq = FREQUENCIES[frequencies](d)
+    theirs = outputs_and_grads(LAYOUT_CASES[layout](positions, inv_freq), q, k)
+    ours = outputs_and_grads(ours_rotate(positions, inv_freq, layout), q, k)
+    assert_all_close(ours, theirs)
+
+
+@pytest.mark.parametrize("layout", LAYOUT_CASES)
+def test_rotation_comparison_detects_the_other_layout(layout):
+    q, k, positions = random_qk_and_positions(64)
+    inv_freq = rope.inv_freq(64)
+    theirs = outputs_and_grads(LAYOUT_CASES[layout](positions, inv_freq), q, k)
+    other = "half" if layout == "interleaved" else "interleaved"
+    wrong = outputs_and_grads(ours_rotate(positions, inv_freq, other), q, k)
+    with pytest.raises(AssertionError):
+        assert_all_close(wrong, theirs)
+
+
+def test_llama_rotary_module_end_to_end_applies_the_attention_factor():
+    """HF's float32 module: cos and sin are multiplied by YaRN's attention factor."""
+    d, T = 64, 64
+    config = hf_config(d, 1e4, "yarn", 4096, **YARN_8X_512)
+    q, k, _ = random_qk_and_positions(d, T=T, dtype=torch.float32)
+    positions = torch.arange(T)[None]  # (1, T)
+    cos, sin = modeling_llama.LlamaRotaryEmbedding(config)(q, positions)
+    theirs = modeling_llama.apply_rotary_pos_emb(q, k, cos, sin)
+    inv_freq, factor = scaling.yarn(d, **YARN_8X_512)
+    ours = ours_rotate(positions, inv_freq, "half")(q.double(), k.double())
+    assert factor > 1.2  # large enough for the check below to matter
+    for a, b in zip(ours, theirs, strict=True):  # float32 angles up to 63 rad
+        torch.testing.assert_close(a * factor, b.double(), rtol=1e-5, atol=1e-5)
+        assert not torch.allclose(a, b.double(), rtol=1e-5, atol=1e-5)
+
+
+def test_gptj_sinusoidal_table_is_our_sin_then_cos_at_base_1e4():
+    d, n_positions = 64, 128
+    table = modeling_gptj.create_sinusoidal_positions(n_positions, d)  # (T, d) float32
+    angle = rope.angles(np.arange(n_positions), rope.inv_freq(d))  # (T, d/2)
+    ours = np.concatenate([np.sin(angle), np.cos(angle)], axis=-1)
+    np.testing.assert_allclose(table.double().numpy(), ours, atol=2e-5)  # angles < 128
+    wrong = rope.angles(np.arange(n_positions), rope.inv_freq(d, 5e5))
+    assert not np.allclose(table.numpy()[:, : d // 2], np.sin(wrong), atol=2e-5)
+
+
+# ---------------------------------------------------------------- ALiBi
+
+
+def bloom_bias(n_heads, k_len):
+    """BLOOM's (n_heads, 1, k_len) bias slope * key index, for an unpadded row."""
+    mask = torch.ones(1, k_len, dtype=torch.long)
+    return build_alibi_tensor(mask, n_heads, torch.float64).numpy()  # float32 values
+
+
+def test_slopes_match_bloom_for_1_to_64_heads():
+    """Exact when every slope is a power of two (n <= 8); otherwise HF raises a
+    float32-rounded base to powers up to 2n - 1 in float32 (measured <= 8*2**-24)."""
+    for n_heads in range(1, 65):
+        hf = bloom_bias(n_heads, 2)[:, 0, 1]  # slope * key index 1
+        ours = alibi.alibi_slopes(n_heads)
+        np.testing.assert_allclose(ours, hf, rtol=1e-6, atol=0, err_msg=f"{n_heads=}")
+        if n_heads <= 8:
+            np.testing.assert_array_equal(ours.astype(np.float32), hf)
+
+
+def test_slope_comparison_detects_the_prose_formula():
+    for n_heads in (3, 6, 12, 24, 48):
+        hf = bloom_bias(n_heads, 2)[:, 0, 1]
+        with pytest.raises(AssertionError):
+            np.testing.assert_allclose(prose_alibi_slopes(n_heads), hf, rtol=1e-6)
+
+
+def causal_bloom_bias(n_heads, q_len, k_len):
+    """BLOOM's bias for the last q_len queries, (H, q, k), -inf on future keys, and
+    each row's own-key value (its max), (H, q, 1)."""
+    query_pos = np.arange(k_len - q_len, k_len)  # (q,)
+    future = np.arange(k_len) > query_pos[:, None]  # (q, k)
+    bloom = np.where(future, -np.inf, bloom_bias(n_heads, k_len))  # (H, q, k)
+    return bloom, bloom[:, np.arange(q_len), query_pos][..., None]
+
+
+def softmax(scores):
+    shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("q_len, k_len", [(9, 9), (3, 9), (1, 16)])
+def test_bias_matches_bloom_up_to_a_row_constant(q_len, k_len):
+    """BLOOM's slopes are float32 (rel <= 5e-7) times key indices < k_len, on both
+    sides of the row difference: atol 1e-6 * k_len (measured <= 9.6e-7)."""
+    atol = 1e-6 * k_len
+    scores = np.random.default_rng(0).standard_normal((64, q_len, k_len))
+    for n_heads in range(1, 65):
+        bloom, row_max = causal_bloom_bias(n_heads, q_len, k_len)
+        ours = alibi.alibi_bias(n_heads, q_len, k_len)
+        ours_torch = alibi.alibi_bias_torch(n_heads, q_len, k_len, dtype=torch.float64)
+        logits = scores[:n_heads]
+        for bias in (ours, ours_torch.numpy()):
+            np.testing.assert_allclose(bias, bloom - row_max, rtol=0, atol=atol)
+            np.testing.assert_allclose(
+                softmax(logits + bias), softmax(logits + bloom), rtol=0, atol=atol
+            )
+
+
+def test_bias_comparison_detects_the_prose_slopes():
+    n_heads, q_len, k_len = 12, 9, 9
+    bloom, _ = causal_bloom_bias(n_heads, q_len, k_len)
+    distance = np.subtract.outer(np.arange(q_len), np.arange(k_len))  # (q, k)
+    slopes = prose_alibi_slopes(n_heads)[:, None, None]  # (H, 1, 1)
+    wrong = np.where(distance >= 0, -slopes * distance, -np.inf)  # (H, q, k)
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(softmax(wrong), softmax(bloom), atol=1e-5)
