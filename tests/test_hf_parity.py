@@ -36,7 +36,6 @@ from transformers.models.llama import modeling_llama  # noqa: E402
 hf_logging.set_verbosity_error()  # HF warns about factor/length mismatches we choose
 
 
-
 HF_RTOL = 2e-6
 HF_TYPES_NOT_IN_POSENC_DOCS = {"proportional"}
 GRID = list(  # (d, base, factor, L0): 60 points

@@ -490,6 +490,58 @@ def test_inconsistent_yarn_length_is_an_error_not_a_silent_answer():
 # ---------------------------------------------------------------- rope_scaling dicts
 
 
+def _hf_cases(d, base):
+    half = d // 2
+    short, long = [1.0 + i / half for i in range(half)], [2.0 + i for i in range(half)]
+    llama = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
+    longrope = {"short_factor": short, "long_factor": long, "factor": S}
+    return [  # (rope_type, rope_scaling extras, max_pos, seq_len, ours)
+        ("linear", {}, L0, None, scaling.linear(d, base, factor=S)),
+        (
+            "dynamic",
+            {},
+            L0,
+            3000,
+            scaling.dynamic_ntk(
+                d, base, factor=S, max_position_embeddings=L0, seq_len=3000
+            ),
+        ),
+        (
+            "yarn",
+            {},
+            int(S) * L0,
+            None,
+            scaling.yarn(d, base, factor=S, original_max_position_embeddings=L0),
+        ),
+        (
+            "llama3",
+            llama,
+            int(S) * L0,
+            None,
+            scaling.llama3(
+                d, base, factor=S, original_max_position_embeddings=L0, **llama
+            ),
+        ),
+        (
+            "longrope",
+            longrope,
+            L0,
+            L0 + 1,
+            scaling.longrope(
+                d, base, original_max_position_embeddings=L0, seq_len=L0 + 1, **longrope
+            ),
+        ),
+    ]
+
+
+def _rope_scaling_cases(d, base):
+    for rope_type, extra, max_pos, seq_len, ours in _hf_cases(d, base):
+        rope_scaling = {"rope_type": rope_type, "factor": S, **extra}
+        if rope_type in ("yarn", "llama3", "longrope"):
+            rope_scaling["original_max_position_embeddings"] = L0
+        yield rope_type, rope_scaling, max_pos, seq_len, ours
+
+
 @FAST
 @given(d=dims, base=bases, factor=factors)
 def test_ntk_base_is_the_base_that_slows_the_lowest_pair_by_factor(d, base, factor):
