@@ -19,7 +19,7 @@ from posenc_docs import alibi, rope, scaling, sinusoidal
 from posenc_docs.attention import self_attention
 from posenc_docs.figures import part1 as part1_figures
 from posenc_docs.pages import part1
-from posenc_docs.sinusoidal import encode, table
+from posenc_docs.sinusoidal import table
 
 fast = settings(max_examples=30, deadline=None)
 EXAMPLES = Path(__file__).resolve().parents[1] / "posenc_docs" / "examples" / "part1"
@@ -244,25 +244,3 @@ def test_angle_overshoot():
     assert part1.angle_overshoot(ntk, theta, L, s * L)[-1] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="shapes differ"):
         part1.angle_overshoot(theta[:3], theta, L, L)
-
-
-def test_the_dimension_index_bug():
-    d = 8
-    buggy = part1.encode_with_dimension_index(3, d)
-    by_hand = [
-        (math.sin if j % 2 == 0 else math.cos)(3 / 10000 ** (2 * j / d))
-        for j in range(d)
-    ]
-    np.testing.assert_allclose(buggy, by_hand, atol=1e-12)
-    assert not np.allclose(buggy, encode(3, d))
-    wrong = part1.encode_with_dimension_index
-    assert abs(wrong(7, d) @ wrong(8, d) - wrong(30, d) @ wrong(31, d)) > 0.1
-
-
-def test_offset_curve_spread():
-    assert part1.offset_curve_spread((0, 20, 5000), 50, 16) < 1e-9
-    # the buggy encoding would not pass: its curves depend on the start
-    wrong = part1.encode_with_dimension_index
-    k = np.arange(51)
-    curves = [wrong(a + k, 16) @ wrong(a, 16) for a in (0, 20, 5000)]
-    assert np.ptp(np.stack(curves), axis=0).max() > 0.1

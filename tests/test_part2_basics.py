@@ -9,8 +9,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_docs import alibi, rope, sinusoidal
-from posenc_docs.pages import part2_basics
+from posenc_docs import rope, sinusoidal
+from posenc_docs.pages import part1, part2_basics
 from posenc_docs.pages.format import markdown_table
 
 FAST = settings(max_examples=30, deadline=None)
@@ -46,7 +46,7 @@ def test_wide_encodings_keep_neighbours_closest():
 def test_a_scalar_map_cannot_shift_but_the_block_rotation_can():
     # sin(p + 1) = sin(p) cos 1 + cos(p) sin 1: one dimension alone misses the
     # cos(p) sin 1 term, whose size reaches sin 1 at p = 0.
-    assert part2_basics.scalar_shift_error(1, 0, 512) > 0.8 * math.sin(1)
+    assert part1.per_dimension_fit_residual(1, 512, 1000) > 0.8 * math.sin(1)
     assert part2_basics.block_shift_error(1, 512) < 1e-10
     assert part2_basics.block_shift_error(37, 64) < 1e-10
 
@@ -94,19 +94,6 @@ def test_rope_decay_bound_starts_at_the_mean_of_1_to_d_over_2():
     assert part2_basics.rope_decay_bound(0, d=128) == pytest.approx(32.5)
     near = part2_basics.rope_decay_bound(np.arange(257))
     assert near.shape == (257,) and near[-1] < near[0] / 4
-
-
-def test_seed_slopes_agree_only_for_powers_of_two():
-    for n in (1, 2, 4, 8, 16):
-        k = np.arange(1, n + 1)
-        np.testing.assert_allclose(
-            part2_basics.seed_alibi_slopes(n), 2.0 ** (-8 * k / n)
-        )
-        if n > 1:
-            np.testing.assert_allclose(
-                part2_basics.seed_alibi_slopes(n), alibi.alibi_slopes(n)
-            )
-    assert not np.allclose(part2_basics.seed_alibi_slopes(12), alibi.alibi_slopes(12))
 
 
 def test_slope_table_lists_every_head_with_its_power_of_two():

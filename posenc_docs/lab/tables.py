@@ -12,12 +12,11 @@ from posenc_docs.lab.results import (
     load_results,
     provenance,
 )
+from posenc_docs.pages.format import markdown_table
 
 
 def _markdown(header: list, rows: list) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+    return markdown_table(header, rows, align="---")
 
 
 def _cell(row: dict) -> str:

@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from posenc_docs import alibi, rope, sinusoidal
+from posenc_docs.pages import pitfalls
 from posenc_docs.pages.format import markdown_table
 
 
@@ -49,22 +50,6 @@ def nearest_distinct_positions(d: int, max_offset: int, base: float = 10000.0):
         if squared[j] < best_sq:
             best_k, best_sq = int(k[j]), float(squared[j])
     return best_k, float(np.sqrt(max(best_sq, 0.0)))
-
-
-def scalar_shift_error(k: int, dim: int, d: int, n_positions: int = 1000) -> float:
-    r"""Worst error of the best map $PE(p+k)_{dim} \approx a\,PE(p)_{dim} + b$.
-
-    Notes
-    -----
-    $a, b$ are fitted by least squares over positions $0..n-1$ using one
-    dimension alone. A sine cannot be predicted from itself: two positions with
-    the same $\sin p$ can have different $\sin(p+k)$, so the error stays large.
-    """
-    pe = sinusoidal.table(n_positions + k, d)  # (n + k, d)
-    now, later = pe[:n_positions, dim], pe[k:, dim]  # (n,) each
-    design = np.stack([now, np.ones_like(now)], axis=1)  # (n, 2)
-    coef, *_ = np.linalg.lstsq(design, later, rcond=None)
-    return float(np.abs(design @ coef - later).max())
 
 
 def block_shift_error(k: int, d: int, n_positions: int = 1000) -> float:
@@ -117,23 +102,11 @@ def rope_decay_bound(distance, d: int = 128, base: float = 10000.0) -> np.ndarra
     return np.abs(partial_sums).mean(axis=-1)
 
 
-def seed_alibi_slopes(n_heads: int) -> np.ndarray:
-    r"""$2^{-8k/n}$ for every $n$: right for powers of two only.
-
-    Notes
-    -----
-    This is the rule the source article's code applies to any head count; the
-    paper's code (:func:`posenc_docs.alibi.alibi_slopes`) differs when $n$ is
-    not a power of two.
-    """
-    k = np.arange(1, n_heads + 1, dtype=np.float64)
-    return 2.0 ** (-8.0 * k / n_heads)
-
-
 def alibi_slope_table(n_heads: int) -> str:
     """Markdown table: head, paper slope as a power of two and as a number,
-    and the value of :func:`seed_alibi_slopes` for the same head."""
-    slopes, naive = alibi.alibi_slopes(n_heads), seed_alibi_slopes(n_heads)
+    and the value of the article's rule
+    (:func:`posenc_docs.pages.pitfalls.prose_alibi_slopes`) for the same head."""
+    slopes, naive = alibi.alibi_slopes(n_heads), pitfalls.prose_alibi_slopes(n_heads)
     rows = []
     for head, (m, wrong) in enumerate(zip(slopes, naive, strict=True), start=1):
         exponent = f"{np.log2(m):g}"  # ASCII minus: this goes into KaTeX

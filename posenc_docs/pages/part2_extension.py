@@ -14,6 +14,7 @@ import numpy as np
 
 from posenc_docs import learned, rope, scaling
 from posenc_docs.pages.models import ModelConfig
+from posenc_docs.pages.part2_basics import rope_decay_bound as relative_upper_bound
 
 
 def _positive(name: str, value) -> None:
@@ -169,27 +170,27 @@ def pi_bound_constant(base: float = 10000.0) -> float:
     return 32 * math.log(base)
 
 
-def extrapolation_sum(s: float, d: int, base: float = 10000.0) -> float:
-    r"""PI's extrapolation sum $B(s)$ at relative offset ``s``.
-
-    Notes
-    -----
-    $$B(s) = \sum_{k=0}^{d/2-1} |A_{k+1}(s)|, \quad
-    A_k(s) = \sum_{j<k} e^{i s \theta_j}.$$
-    PI eq. 8 (from RoFormer 3.4.3): $|a(s)| \le 2 \max_j |h_j| B(s)$. The ratio of
-    the two bounds is $64 \ln(b) B(s) / d$; PI's "600x" is $2 \cdot 294.73$,
-    the value of that ratio if $B(s) = d$.
-    """
-    partial_sums = np.cumsum(np.exp(1j * s * rope.inv_freq(d, base)))  # A_1..A_{d/2}
-    return float(np.abs(partial_sums).sum())
-
-
-# --8<-- [end:pi_bounds]
+def paper_bound_ratio(base: float = 10000.0) -> float:
+    r"""PI's "about 600 times": the bound ratio if $B(s) = d$, i.e. $64 \ln b$."""
+    return 2 * pi_bound_constant(base)
 
 
 def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
-    """Extrapolation bound / interpolation bound at offset ``s``: 64 ln(b) B(s)/d."""
-    return 2 * extrapolation_sum(s, d, base) * pi_bound_constant(base) / d
+    r"""Extrapolation bound / interpolation bound at relative offset ``s``.
+
+    Notes
+    -----
+    PI eq. 8 (from RoFormer 3.4.3) bounds the extrapolated score by
+    $2 \max_j |h_j| B(s)$ with
+    $$B(s) = \sum_{k=1}^{d/2} |A_k(s)|, \quad A_k(s) = \sum_{j<k} e^{i s \theta_j},$$
+    which is $d/2$ times RoFormer's relative upper bound $u(s)$ (the mean of the
+    $|A_k|$). Divided by PI's bound the ratio is
+    $64 \ln(b) B(s) / d = 32 \ln(b)\, u(s)$; PI's "600x" is its value if $B(s) = d$.
+    """
+    return float(relative_upper_bound(s, d, base)) * pi_bound_constant(base)
+
+
+# --8<-- [end:pi_bounds]
 
 
 # --8<-- [start:costs]

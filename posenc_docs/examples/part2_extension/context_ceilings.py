@@ -3,6 +3,7 @@
 import math
 
 from posenc_docs.pages import models
+from posenc_docs.pages.format import markdown_table
 from posenc_docs.pages.part2_extension import context_ceiling, tokens_for_words
 
 PAGES, WORDS_PER_PAGE, WORDS_PER_TOKEN = 300, 300, 0.75  # assumptions, stated
@@ -38,8 +39,7 @@ print(
     f"Book: {PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
     f"words/token = {book:,.0f} tokens\n"
 )
-print("| Model | Scheme | From the config | Ceiling | Windows for the book |")
-print("|---|---|---|---|---|")
+rows = []
 for model in models.MODELS.values():
     c = context_ceiling(model)
     tokens = c.tokens or model.extra.get("train_length")
@@ -47,7 +47,6 @@ for model in models.MODELS.values():
     if model.scheme == "learned":
         limit += " (hard)"
     windows = "—" if tokens is None else f"{math.ceil(book / tokens):,}"
-    print(
-        f"| {model.name} | {model.scheme} | {arithmetic(model, c)} | {limit} "
-        f"| {windows} |"
-    )
+    rows.append([model.name, model.scheme, arithmetic(model, c), limit, windows])
+header = ["Model", "Scheme", "From the config", "Ceiling", "Windows for the book"]
+print(markdown_table(header, rows, align="---"))
