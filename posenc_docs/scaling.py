@@ -10,7 +10,9 @@ Notation: d rotary dim, b base, s factor, L0 original context length,
 theta_i = b**(-2i/d), lambda_i = 2*pi/theta_i (wavelength).
 """
 
+import inspect
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -36,10 +38,34 @@ def _check_positive(value: float, name: str) -> None:
     _require(math.isfinite(value) and value > 0, name, value, "finite and > 0")
 
 
-def _ntk_base(d: int, base: float, ratio: float) -> float:
-    """NTK-aware base b * ratio**(d/(d-2)): lowest pair slows by 1/ratio."""
+# --8<-- [start:ntk_base]
+def ntk_base(d: int, base: float, factor: float) -> float:
+    """NTK-aware base: the base that slows the lowest pair by exactly ``factor``.
+
+    Parameters
+    ----------
+    d : int
+        Rotary dimension (even, >= 4).
+    base : float
+        RoPE base b > 1.
+    factor : float
+        s >= 1.
+
+    Returns
+    -------
+    float
+        The new base b'.
+
+    Notes
+    -----
+    b' = b * s**(d/(d-2)). Then theta'_i = b'**(-2i/d) keeps pair 0 at 1 and makes
+    the lowest pair (i = d/2-1) exactly theta/s.
+    """
     _require(d >= 4, "d", d, ">= 4 for an NTK base change (d/(d-2) exponent)")
-    return base * ratio ** (d / (d - 2))
+    return base * factor ** (d / (d - 2))
+
+
+# --8<-- [end:ntk_base]
 
 
 # --8<-- [start:wavelengths]
@@ -119,7 +145,7 @@ def ntk(d: int, base: float = 10000.0, *, factor: float):
     """
     _check_dim_and_base(d, base)
     _check_factor(factor)
-    return rope_inv_freq(d, _ntk_base(d, base, factor)), 1.0
+    return rope_inv_freq(d, ntk_base(d, base, factor)), 1.0
 
 
 # --8<-- [end:ntk]
@@ -143,7 +169,7 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
     Lmax = max_position_embeddings
     length = max(seq_len or 0, Lmax)
     # s*L/Lmax - (s-1) written as 1 + s*(L-Lmax)/Lmax: exactly 1 (b' = b) at L = Lmax
-    return _ntk_base(d, base, 1 + factor * (length - Lmax) / Lmax)
+    return ntk_base(d, base, 1 + factor * (length - Lmax) / Lmax)
 
 
 # --8<-- [end:dynamic_ntk_base]
@@ -479,3 +505,120 @@ def llama3(
 
 
 # --8<-- [end:llama3]
+
+
+# --8<-- [start:default]
+def default(d: int, base: float = 10000.0):
+    """Plain RoPE, no scaling (HF ``"default"``): theta_i = b**(-2i/d), factor 1."""
+    return rope_inv_freq(d, base), 1.0
+
+
+# --8<-- [end:default]
+
+
+# --8<-- [start:ROPE_TYPES]
+ROPE_TYPES = {  # rope_type -> method, like transformers' ROPE_INIT_FUNCTIONS
+    "default": default,
+    "linear": linear,
+    "dynamic": dynamic_ntk,
+    "yarn": yarn,
+    "longrope": longrope,
+    "llama3": llama3,
+    "ntk": ntk,  # static NTK-aware: not a transformers rope_type
+}
+_FROM_CALLER = ("max_position_embeddings", "seq_len")  # from the model, not the dict
+
+
+# --8<-- [end:ROPE_TYPES]
+
+
+# --8<-- [start:from_rope_scaling]
+def from_rope_scaling(
+    d, base, rope_scaling, *, max_position_embeddings=None, seq_len=None
+):
+    """``(inv_freq, attention_factor)`` for a model config's ``rope_scaling`` dict.
+
+    Parameters
+    ----------
+    d, base : int, float
+        Rotary dimension and RoPE base (``rope_theta``) of the model.
+    rope_scaling : dict or None
+        Hugging Face keys: ``rope_type`` (or the legacy ``type``; default
+        ``"default"``), one of the keys of ``ROPE_TYPES``, plus the keyword
+        arguments of that method (``factor``, ``original_max_position_embeddings``,
+        ``beta_fast``, ``low_freq_factor``, ``short_factor``, ...). A key set to
+        None counts as absent; ``rope_theta``, if present, must equal ``base``.
+        None means no scaling.
+    max_position_embeddings : int, optional
+        The config's own length: ``"dynamic"`` needs it, ``"longrope"`` uses it
+        when ``factor`` is absent, and it stands in for a missing
+        ``original_max_position_embeddings`` (as in transformers).
+    seq_len : int, optional
+        Current length, for ``"dynamic"`` and ``"longrope"``; ignored by the others.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+    attention_factor : float
+
+    Raises
+    ------
+    ValueError
+        Unknown ``rope_type``, keys the method does not take, or missing keys.
+
+    Notes
+    -----
+    Looks the method up in ``ROPE_TYPES`` and calls it with the dict's keys as
+    keyword arguments; the numbers are those of the method's own function.
+    """
+    kind, params = _rope_scaling_items(rope_scaling, base)
+    method = ROPE_TYPES[kind]
+    keyword = {
+        name: p
+        for name, p in inspect.signature(method).parameters.items()
+        if p.kind is p.KEYWORD_ONLY
+    }
+    if "original_max_position_embeddings" in keyword and max_position_embeddings:
+        params.setdefault("original_max_position_embeddings", max_position_embeddings)
+    given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
+    extra = {k: v for k, v in given.items() if k in keyword and v is not None}
+    _check_rope_scaling_keys(kind, params, extra, keyword)
+    return method(d, base, **params, **extra)
+
+
+# --8<-- [end:from_rope_scaling]
+
+
+def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
+    """(rope_type, the other keys with None values dropped) of a rope_scaling dict."""
+    if rope_scaling is None:
+        return "default", {}
+    if not isinstance(rope_scaling, Mapping):
+        raise TypeError(f"rope_scaling must be a dict or None, got {rope_scaling!r}")
+    params = {k: v for k, v in rope_scaling.items() if v is not None}
+    kinds = {params.pop(key) for key in ("rope_type", "type") if key in params}
+    if len(kinds) > 1:
+        raise ValueError(f"rope_scaling's rope_type and type differ: {sorted(kinds)}")
+    kind = kinds.pop() if kinds else "default"
+    if kind not in ROPE_TYPES:
+        raise ValueError(
+            f"rope_scaling has unknown rope_type {kind!r}; known: {tuple(ROPE_TYPES)}"
+        )
+    theta = params.pop("rope_theta", base)
+    if theta != base:
+        raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")
+    return kind, params
+
+
+def _check_rope_scaling_keys(kind, params: dict, extra: dict, keyword: dict) -> None:
+    config_keys = [k for k in keyword if k not in _FROM_CALLER]
+    unknown = sorted(set(params) - set(config_keys))
+    if unknown:
+        raise ValueError(
+            f"rope_scaling has keys {unknown} that rope_type {kind!r} does not take "
+            f"(it takes {sorted(config_keys)})"
+        )
+    required = {k for k, p in keyword.items() if p.default is p.empty}
+    missing = sorted(required - set(params) - set(extra))
+    if missing:
+        raise ValueError(f"rope_type {kind!r} needs {missing}, which were not given")

@@ -559,3 +559,116 @@ def test_matches_transformers_if_installed():
         theirs, attn = ROPE_INIT_FUNCTIONS[rope_type](config, None, seq_len=seq_len)
         close(theirs.double().numpy(), ours, rtol=1e-6)
         close(attn, our_attn, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- rope_scaling dicts
+
+
+@FAST
+@given(d=dims, base=bases, factor=factors)
+def test_ntk_base_is_the_base_that_slows_the_lowest_pair_by_factor(d, base, factor):
+    new_base = scaling.ntk_base(d, base, factor)
+    close(new_base, ref_ntk_base(d, base, factor))
+    lowest_before, lowest_after = base ** (-(d - 2) / d), new_base ** (-(d - 2) / d)
+    close(lowest_after, lowest_before / factor)
+
+
+def test_ntk_base_golden_llama2_7b_factor_4():
+    # 10000 * 4**(128/126), by hand: 4**(128/126) = 4 * 4**(2/126) = 4.08885...
+    close(scaling.ntk_base(128, 1e4, 4.0), 1e4 * 4 * 2 ** (4 / 126), rtol=1e-12)
+
+
+def _rope_scaling_cases(d, base):
+    for rope_type, extra, max_pos, seq_len, ours in _hf_cases(d, base):
+        rope_scaling = {"rope_type": rope_type, "factor": S, **extra}
+        if rope_type in ("yarn", "llama3", "longrope"):
+            rope_scaling["original_max_position_embeddings"] = L0
+        yield rope_type, rope_scaling, max_pos, seq_len, ours
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_from_rope_scaling_gives_each_methods_numbers(legacy):
+    d, base = 64, 1e4
+    for rope_type, rope_scaling, max_pos, seq_len, ours in _rope_scaling_cases(d, base):
+        if legacy:
+            rope_scaling["type"] = rope_scaling.pop("rope_type")
+        got = scaling.from_rope_scaling(
+            d, base, rope_scaling, max_position_embeddings=max_pos, seq_len=seq_len
+        )
+        assert np.array_equal(got[0], ours[0]) and got[1] == ours[1], rope_type
+
+
+def test_from_rope_scaling_matches_transformers_rope_init_functions():
+    pytest.importorskip("transformers")
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    d, base = 64, 1e4
+    for rope_type, rope_scaling, max_pos, seq_len, _ in _rope_scaling_cases(d, base):
+        config = LlamaConfig(
+            hidden_size=4 * d,
+            num_attention_heads=4,
+            head_dim=d,
+            max_position_embeddings=max_pos,
+            rope_theta=base,
+            rope_scaling=dict(rope_scaling),
+        )
+        theirs, attn = ROPE_INIT_FUNCTIONS[rope_type](config, None, seq_len=seq_len)
+        ours, our_attn = scaling.from_rope_scaling(
+            d, base, rope_scaling, max_position_embeddings=max_pos, seq_len=seq_len
+        )
+        close(ours, theirs.double().numpy(), rtol=1e-6)
+        close(our_attn, attn, rtol=1e-6)
+
+
+def test_from_rope_scaling_none_or_default_is_plain_rope():
+    plain = rope_inv_freq(64, 5e5)
+    for rope_scaling in (None, {}, {"rope_type": "default"}, {"rope_theta": 5e5}):
+        inv_freq, attention = scaling.from_rope_scaling(64, 5e5, rope_scaling)
+        assert np.array_equal(inv_freq, plain) and attention == 1.0
+
+
+def test_from_rope_scaling_missing_original_length_falls_back_like_transformers():
+    got = scaling.from_rope_scaling(
+        64, 1e4, {"rope_type": "yarn", "factor": S}, max_position_embeddings=L0
+    )
+    want = scaling.yarn(64, 1e4, factor=S, original_max_position_embeddings=L0)
+    assert np.array_equal(got[0], want[0]) and got[1] == want[1]
+
+
+def test_rope_types_table_names_transformers_rope_types():
+    assert {"default", "linear", "dynamic", "yarn", "longrope", "llama3"} <= set(
+        scaling.ROPE_TYPES
+    )
+    assert scaling.ROPE_TYPES["dynamic"] is scaling.dynamic_ntk
+
+
+@pytest.mark.parametrize(
+    "rope_scaling, words",
+    [
+        ({"rope_type": "su"}, ["unknown rope_type", "'su'"]),
+        ({"rope_type": "linear", "factor": 2.0, "fudge": 1}, ["'fudge'"]),
+        (
+            {"rope_type": "linear", "factor": 2.0, "low_freq_factor": 1.0},
+            ["'low_freq_factor'", "'linear'"],
+        ),
+        ({"rope_type": "linear"}, ["needs", "'factor'"]),
+        ({"rope_type": "dynamic", "factor": 2.0}, ["'max_position_embeddings'"]),
+        ({"rope_type": "yarn", "type": "linear", "factor": 2.0}, ["type differ"]),
+        ({"rope_type": "default", "rope_theta": 5e5}, ["rope_theta", "is not base"]),
+        (
+            {"rope_type": "linear", "factor": 2.0, "max_position_embeddings": 9},
+            ["'max_position_embeddings'"],
+        ),
+    ],
+)
+def test_from_rope_scaling_rejects_bad_dicts_naming_the_key(rope_scaling, words):
+    with pytest.raises(ValueError) as error:
+        scaling.from_rope_scaling(64, 1e4, rope_scaling)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_from_rope_scaling_needs_a_dict():
+    with pytest.raises(TypeError, match="rope_scaling"):
+        scaling.from_rope_scaling(64, 1e4, [("rope_type", "linear")])

@@ -113,16 +113,13 @@ def use_rope_scaling(model: TinyGPT, method: str, factor: float, config: Config)
     attention factor multiplies the rotated q and k, i.e. cos and sin.
     """
     d_head, L0 = config.d_model // config.n_head, config.train_len
-    if method == "pi":
-        inv_freq, attention_factor = scaling.linear(d_head, factor=factor)
-    elif method == "ntk":
-        inv_freq, attention_factor = scaling.ntk(d_head, factor=factor)
-    elif method == "yarn":
-        inv_freq, attention_factor = scaling.yarn(
-            d_head, factor=factor, original_max_position_embeddings=L0
-        )
-    else:
+    rope_types = {"pi": "linear", "ntk": "ntk", "yarn": "yarn"}
+    if method not in rope_types:
         raise ValueError(f"method must be 'pi', 'ntk' or 'yarn', got {method!r}")
+    rope_scaling = {"rope_type": rope_types[method], "factor": factor}
+    inv_freq, attention_factor = scaling.from_rope_scaling(  # TinyGPT's base: 1e4
+        d_head, 10000.0, rope_scaling, max_position_embeddings=L0
+    )  # max_position_embeddings = L is also YaRN's L0, as in transformers
     model.rope_inv_freq = torch.from_numpy(inv_freq).float()
     model.rope_attention_factor = attention_factor
 

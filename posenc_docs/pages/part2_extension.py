@@ -80,22 +80,19 @@ def _rope_fields(model: ModelConfig) -> tuple[int, float]:
 def model_inv_freq(model: ModelConfig, seq_len: int | None = None):
     """``(inv_freq, attention_factor)`` of a RoPE model, scaling applied.
 
-    The model's ``rope_scaling`` dict is passed to the matching function of
-    :mod:`posenc_docs.scaling` (``linear``, ``yarn``, ``longrope``, ``llama3``);
-    without one the frequencies are plain ``base^(-2i/d)`` and the factor is 1.
-    ``seq_len`` matters only for LongRoPE (which list of factors).
+    The model's ``rope_scaling`` dict goes to ``scaling.from_rope_scaling``,
+    which calls the matching method (``linear``, ``yarn``, ``longrope``,
+    ``llama3``, ...); without one the frequencies are plain ``base^(-2i/d)`` and
+    the factor is 1. ``seq_len`` matters only for LongRoPE (which list of factors).
     """
     d, base = _rope_fields(model)
-    params = dict(model.rope_scaling or {"rope_type": "default"})
-    kind = params.pop("rope_type")
-    if kind == "default":
-        return rope.inv_freq(d, base), 1.0
-    if kind == "longrope":
-        params.setdefault("max_position_embeddings", model.max_position_embeddings)
-        return scaling.longrope(d, base, seq_len=seq_len, **params)
-    if kind not in ("linear", "yarn", "llama3"):
-        raise ValueError(f"unknown rope_type {kind!r} in {model.name!r}")
-    return getattr(scaling, kind)(d, base, **params)
+    return scaling.from_rope_scaling(
+        d,
+        base,
+        model.rope_scaling,
+        max_position_embeddings=model.max_position_embeddings,
+        seq_len=seq_len,
+    )
 
 
 # --8<-- [end:model_inv_freq]
