@@ -334,3 +334,20 @@ FIGURES = [
         ),
     ),
 ]
+
+
+def explorer_start() -> dict:
+    """Start values of the encoding explorer: the parameters of the figures it replaces."""
+    params = {spec.slug: spec.params for spec in FIGURES}
+    matrix = params["part1-encoding-matrix"]
+    return {
+        "d": matrix["d"],
+        "positions": matrix["n_positions"],
+        "a": matrix["a"],
+        "b": matrix["b"],
+        "heads": params["part1-alibi-bias"]["n_heads"],
+        "max-len": params["part1-learned-wall"]["max_len"],
+    }
+
+
+WIDGETS = {"encoding-explorer": explorer_start}

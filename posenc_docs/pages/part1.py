@@ -267,3 +267,29 @@ def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
         raise ValueError(f"shapes differ: {scaled.shape} vs {trained.shape}")
     sweep = train_len * trained  # (d/2,) angle range seen in training
     return np.where(sweep < 2 * np.pi, new_len * scaled / sweep, 1.0)
+
+
+def pairs_beyond(pos, train_len: int, d: int, radians: float = 0.5) -> int:
+    """How many pairs :func:`phase_gap` puts more than ``radians`` past training."""
+    return int((phase_gap(pos, train_len, d) > radians).sum())
+
+
+def pairs_overshooting(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
+    """How many pairs :func:`angle_overshoot` takes past their trained angles."""
+    over = angle_overshoot(scaled_inv_freq, inv_freq, train_len, new_len)  # (d/2,)
+    return int((over > 1 + 1e-9).sum())  # 1e-9: rounding, not an overshoot
+
+
+def encoding_norm(d: int) -> float:
+    r"""$\|PE(pos)\|$, the same $\sqrt{d/2}$ at every position."""
+    return float(np.linalg.norm(encode(0, d)))
+
+
+def encoding_distance(k, d: int) -> float:
+    r"""$\|PE(pos + k) - PE(pos)\|$, the same for every pos."""
+    return float(np.linalg.norm(encode(k, d) - encode(0, d)))
+
+
+def encoding_step(pos, d: int) -> np.ndarray:
+    """``PE(pos + 1) - PE(pos)``: how far one step moves each dimension, ``(d,)``."""
+    return encode(pos + 1, d) - encode(pos, d)

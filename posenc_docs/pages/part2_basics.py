@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from posenc_docs import alibi, rope, sinusoidal
+from posenc_docs import alibi, attention, learned, rope, sinusoidal
 from posenc_docs.pages import pitfalls
 from posenc_docs.pages.format import markdown_table
 
@@ -150,3 +150,62 @@ def rope_decay_range(start: int, stop: int, d: int = 128, base: float = 10000.0)
     """Smallest and largest :func:`rope_decay_bound` over distances start..stop."""
     bound = rope_decay_bound(np.arange(start, stop + 1), d, base)  # (stop-start+1,)
     return float(bound.min()), float(bound.max())
+
+
+def normalized_step(length: int) -> float:
+    """How much one step is worth in ``p / (T - 1)``, position over length."""
+    return 1 / (length - 1)
+
+
+def raw_index_ratio(position: int, embedding_std: float) -> float:
+    """How many times the raw index ``position`` exceeds a typical embedding entry."""
+    return position / embedding_std
+
+
+def pair_divisor(pair: int, d: int, base: float = 10000.0) -> float:
+    r"""The divisor $base^{2i/d}$ of pair $i$ (its wavelength over $2\pi$)."""
+    return base ** (2 * pair / d)
+
+
+def slowest_pair_shortfall(d: int, base: float = 10000.0) -> tuple[float, float]:
+    r"""How far the slowest pair stays below $2\pi \cdot base$: (fraction, positions).
+
+    Notes
+    -----
+    The slowest wavelength is $base^{-2/d}$ times the limit, so the fraction is
+    $1 - base^{-2/d}$.
+    """
+    limit, slowest = limit_wavelength(base), sinusoidal.wavelengths(d, base)[-1]
+    return 1 - base ** (-2 / d), float(limit - slowest)
+
+
+def learned_share(n_positions: int, d: int, total_parameters: int) -> float:
+    """Share of a model's parameters that its learned position table takes."""
+    return learned.parameter_count(n_positions, d) / total_parameters
+
+
+def alibi_penalty(n_heads: int, distance, head: int = -1) -> float:
+    r"""What head ``head`` of ``n_heads`` subtracts at ``distance``: $m\,(i - j)$."""
+    return float(alibi.alibi_slopes(n_heads)[head] * distance)
+
+
+def alibi_reach(n_heads: int, penalty: float, head: int = -1) -> float:
+    """The distance at which head ``head`` subtracts ``penalty``."""
+    return float(penalty / alibi.alibi_slopes(n_heads)[head])
+
+
+def alibi_weight_factor(n_heads: int, distance, head: int = 0) -> float:
+    r"""The factor $e^{-m (i - j)}$ the penalty puts on a key's attention weight."""
+    return float(np.exp(-alibi_penalty(n_heads, distance, head)))
+
+
+def alibi_shrink(n_heads: int, distance, head: int = 0) -> float:
+    r"""By how much the penalty shrinks a key's weight: $e^{m (i - j)}$."""
+    return float(np.exp(alibi_penalty(n_heads, distance, head)))
+
+
+def uniform_causal_weight(position: int, length: int = 100) -> float:
+    """Weight causal attention with all-zero queries and keys gives token 0."""
+    zeros = np.zeros((length, 4))  # (T, d): q = k = 0, so every score is 0
+    first = np.eye(length)[:1].T  # (T, 1): value 1 on token 0 only
+    return float(attention.attention(zeros, zeros, first, causal=True)[position, 0])
