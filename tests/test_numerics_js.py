@@ -35,7 +35,8 @@ for (const d of [64, 128]) for (const b of %s) for (const s of %s) for (const L 
   out.scaled[`${d},${b},${s},${L}`] = {
     linear: list(n.linear(d, b, s).invFreq), ntk: list(n.ntk(d, b, s).invFreq),
     ntkBase: n.ntkBase(d, b, s), llama3: list(n.llama3(d, b, s, L).invFreq),
-    yarn: y && [list(y.invFreq), y.attentionFactor], bounds: bounds && [bounds.low, bounds.high],
+    yarn: y && [list(y.invFreq), y.attentionFactor],
+    bounds: bounds && [bounds.low, bounds.high],
     mscale: n.yarnMscale(s),
   };
 }

@@ -337,7 +337,7 @@ FIGURES = [
 
 
 def explorer_start() -> dict:
-    """Start values of the encoding explorer: the parameters of the figures it replaces."""
+    """Start values of the encoding explorer: the figures it replaces, their params."""
     params = {spec.slug: spec.params for spec in FIGURES}
     matrix = params["part1-encoding-matrix"]
     return {
