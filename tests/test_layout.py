@@ -23,11 +23,10 @@ DOCS_TEXT += "\n".join(p.read_text() for p in sorted((ROOT / "docs").rglob("*.py
 INCLUDED = set(re.findall(r'--8<--\s+"([^"]+)"', DOCS_TEXT))
 MARKER = re.compile(r"--8<-- \[start:([\w-]+)\]")
 MARKED = sorted(p for p in PACKAGE.rglob("*.py") if MARKER.search(p.read_text()))
-# Library files whose unused markers their owners (the rope/attention and the
-# scaling/sinusoidal/learned/alibi work) still have to remove; strict, so the
-# entry must go once the file is clean.
-PENDING = {"alibi.py", "attention.py", "learned.py", "rope.py", "scaling.py"}
-PENDING |= {"sinusoidal.py"}
+# Library files with markers no page includes yet, left to their owners (rope's
+# reference listing is on its way to 04-rope.md); strict, so an entry must go as
+# soon as its file is clean.
+PENDING = {"alibi.py", "learned.py", "rope.py", "scaling.py", "sinusoidal.py"}
 
 
 def imported_modules(path: Path):

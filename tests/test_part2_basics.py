@@ -6,10 +6,9 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import settings
 
-from posenc_docs import rope, sinusoidal
+from posenc_docs import sinusoidal
 from posenc_docs.pages import part1, part2_basics
 from posenc_docs.pages.format import markdown_table
 
@@ -51,21 +50,6 @@ def test_a_scalar_map_cannot_shift_but_the_block_rotation_can():
     assert part2_basics.block_shift_error(37, 64) < 1e-10
 
 
-@FAST
-@given(
-    m=st.integers(-500, 500),
-    n=st.integers(-500, 500),
-    d=st.integers(1, 16).map(lambda h: 2 * h),
-)
-def test_rope_matrix_is_apply_rope_and_composes_relatively(m, n, d):
-    x = np.random.default_rng(d).normal(size=d)
-    np.testing.assert_allclose(
-        part2_basics.rope_matrix(m, d) @ x, rope.apply_rope(x[None], [m])[0], atol=1e-10
-    )
-    relative = part2_basics.rope_matrix(m, d).T @ part2_basics.rope_matrix(n, d)
-    np.testing.assert_allclose(relative, part2_basics.rope_matrix(n - m, d), atol=1e-10)
-
-
 def test_rotation_degrees_is_position_times_theta():
     assert part2_basics.rotation_degrees(3, 0, 128) == pytest.approx(3 * 180 / math.pi)
     theta_last = 10000 ** (-126 / 128)
@@ -81,19 +65,6 @@ def paper_bound(distance: int, d: int = 128, base: float = 10000.0) -> float:
         partial += cmath.exp(1j * distance * base ** (-2 * i / d))
         total += abs(partial)
     return total / (d // 2)
-
-
-@pytest.mark.parametrize("distance", [0, 1, 7, 100, 255, 5000])
-def test_rope_decay_bound_matches_the_paper_definition(distance):
-    assert part2_basics.rope_decay_bound(distance) == pytest.approx(
-        paper_bound(distance)
-    )
-
-
-def test_rope_decay_bound_starts_at_the_mean_of_1_to_d_over_2():
-    assert part2_basics.rope_decay_bound(0, d=128) == pytest.approx(32.5)
-    near = part2_basics.rope_decay_bound(np.arange(257))
-    assert near.shape == (257,) and near[-1] < near[0] / 4
 
 
 def test_slope_table_lists_every_head_with_its_power_of_two():

@@ -59,47 +59,9 @@ def block_shift_error(k: int, d: int, n_positions: int = 1000) -> float:
     return float(np.abs(predicted - pe[k:]).max())
 
 
-def rope_matrix(m: float, d: int, base: float = 10000.0) -> np.ndarray:
-    r"""The ``(d, d)`` RoPE rotation $R_m$ (interleaved layout).
-
-    Notes
-    -----
-    Block diagonal; pair $i$ (dimensions $2i, 2i+1$) gets
-
-    $$
-    \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\
-    \sin m\theta_i & \cos m\theta_i \end{pmatrix}, \qquad \theta_i = base^{-2i/d}
-    $$
-    """
-    out = np.zeros((d, d))
-    for i, theta in enumerate(rope.inv_freq(d, base)):
-        c, s = np.cos(m * theta), np.sin(m * theta)
-        out[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
-    return out
-
-
 def rotation_degrees(position: float, pair: int, d: int, base: float = 10000.0):
     r"""How far RoPE turns pair ``pair`` at ``position``, in degrees: $m\theta_i$."""
     return float(np.degrees(position * rope.inv_freq(d, base)[pair]))
-
-
-def rope_decay_bound(distance, d: int = 128, base: float = 10000.0) -> np.ndarray:
-    r"""RoFormer's relative upper bound (section 3.4.3) at each relative distance.
-
-    Notes
-    -----
-    With partial sums $S_j = \sum_{i=0}^{j-1} e^{\mathrm{i}\,(m-n)\,\theta_i}$ the
-    score is bounded by $\max_i |h_{i+1}-h_i| \sum_j |S_j|$; this returns the
-    distance-dependent factor, averaged over the $d/2$ sums:
-
-    $$
-    \frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|
-    $$
-    """
-    distance = np.asarray(distance, dtype=np.float64)
-    phase = np.multiply.outer(distance, rope.inv_freq(d, base))  # (..., d/2)
-    partial_sums = np.cumsum(np.exp(1j * phase), axis=-1)  # (..., d/2): S_1..S_{d/2}
-    return np.abs(partial_sums).mean(axis=-1)
 
 
 def alibi_slope_table(n_heads: int) -> str:
@@ -147,8 +109,9 @@ def bert_parameter_count(
 
 
 def rope_decay_range(start: int, stop: int, d: int = 128, base: float = 10000.0):
-    """Smallest and largest :func:`rope_decay_bound` over distances start..stop."""
-    bound = rope_decay_bound(np.arange(start, stop + 1), d, base)  # (stop-start+1,)
+    """Smallest and largest relative upper bound over distances start..stop."""
+    distances = np.arange(start, stop + 1)  # (stop - start + 1,)
+    bound = rope.relative_upper_bound(distances, d, base)
     return float(bound.min()), float(bound.max())
 
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from posenc_docs import learned, rope, scaling
 from posenc_docs.pages.models import MODELS, ModelConfig
-from posenc_docs.pages.part2_basics import rope_decay_bound as relative_upper_bound
 
 
 def _positive(name: str, value) -> None:
@@ -189,7 +188,7 @@ def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
     $|A_k|$). Divided by PI's bound the ratio is
     $64 \ln(b) B(s) / d = 32 \ln(b)\, u(s)$; PI's "600x" is its value if $B(s) = d$.
     """
-    return float(relative_upper_bound(s, d, base)) * pi_bound_constant(base)
+    return float(rope.relative_upper_bound(s, d, base)) * pi_bound_constant(base)
 
 
 # --8<-- [end:pi_bounds]
