@@ -121,7 +121,6 @@ def test_prose_formula_is_right_for_powers_of_two(n):
 @pytest.mark.parametrize("n", [3, 5, 6, 12, 20, 40])
 def test_prose_formula_is_wrong_for_other_head_counts(n):
     prose = pitfalls.prose_alibi_slopes(n)
-    assert np.allclose(prose, [2 ** (-8 * k / n) for k in range(1, n + 1)])
     assert not np.allclose(prose, reference_get_slopes(n))
     gap = pitfalls.alibi_slope_gap(n)
     assert gap["heads_off"] >= 1 and gap["max_ratio"] > 1.5
