@@ -184,9 +184,6 @@ PRINTS = {
     "part2_basics/permutation.py": (
         rf"original order: ([+-]\d\.\d{{6}})\n.*order: \1\ncausal=False: .*{TINY}"
     ),
-    "part2_basics/rope_layouts.py": (
-        rf"permuted weights, half layout:\s+max \|score diff\| = {TINY}"
-    ),
     "part2_basics/rope_relative.py": (
         r"n =      2: q_m \. k_n = (\S+)\n.*= \1\n.*= \1\n.*= (?!\1)"
     ),
