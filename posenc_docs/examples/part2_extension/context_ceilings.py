@@ -1,13 +1,17 @@
 """Page 09: each model's context ceiling from its config, against a 300-page book."""
 
-import math
-
 from posenc_docs.pages import models
 from posenc_docs.pages.format import markdown_table
-from posenc_docs.pages.part2_extension import context_ceiling, tokens_for_words
+from posenc_docs.pages.part2_extension import (
+    BOOK_PAGES,
+    WORDS_PER_PAGE,
+    WORDS_PER_TOKEN,
+    book_tokens,
+    context_ceiling,
+    windows_needed,
+)
 
-PAGES, WORDS_PER_PAGE, WORDS_PER_TOKEN = 300, 300, 0.75  # assumptions, stated
-book = tokens_for_words(PAGES * WORDS_PER_PAGE, WORDS_PER_TOKEN)
+book = book_tokens()  # the assumptions are stated in the first line printed
 
 
 def arithmetic(model, c):
@@ -36,7 +40,7 @@ def arithmetic(model, c):
 
 
 print(
-    f"Book: {PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
+    f"Book: {BOOK_PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
     f"words/token = {book:,.0f} tokens\n"
 )
 rows = []
@@ -46,7 +50,7 @@ for model in models.MODELS.values():
     limit = "—" if tokens is None else f"{tokens:,}"
     if model.scheme == "learned":
         limit += " (hard)"
-    windows = "—" if tokens is None else f"{math.ceil(book / tokens):,}"
+    windows = "—" if tokens is None else f"{windows_needed(book, tokens):,}"
     rows.append([model.name, model.scheme, arithmetic(model, c), limit, windows])
 header = ["Model", "Scheme", "From the config", "Ceiling", "Windows for the book"]
 print(markdown_table(header, rows, align="---"))
