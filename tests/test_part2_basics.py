@@ -10,7 +10,7 @@ from hypothesis import settings
 
 from posenc_docs import sinusoidal
 from posenc_docs.pages import part1, part2_basics
-from posenc_docs.pages.format import markdown_table
+from posenc_docs.pages.format import mantissa, markdown_table, percent
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -18,6 +18,12 @@ FAST = settings(max_examples=30, deadline=None)
 def test_markdown_table_layout():
     text = markdown_table(["a", "b"], [[1, 2], [3, 4]])
     assert text.splitlines() == ["| a | b |", "|---:|---:|", "| 1 | 2 |", "| 3 | 4 |"]
+
+
+def test_percent_and_mantissa_write_what_the_prose_needs():
+    assert percent(0.0123, 2) == "1.23" and percent(0.3, 0) == "30"
+    assert percent(-0.5, 1) == "\N{MINUS SIGN}50.0"
+    assert mantissa(6.04e-5, -5, 1) == "6.0" and mantissa(7.4e-3, -3, 1) == "7.4"
 
 
 def test_slowest_pair_falls_short_of_two_pi_base():
