@@ -3,12 +3,15 @@
 Pages opt in with ``render_macros: true`` in their front matter. In a page:
 
 - ``{{ fixed(x, 4) }}`` formats a number to 4 decimals, ``{{ count(x) }}`` rounds
-  to a whole number with thousands separators (``posenc_docs.pages.format``);
+  to a whole number with thousands separators, ``{{ percent(share, 1) }}`` writes a
+  share as a percentage and ``{{ mantissa(x, -5, 1) }}`` the number before
+  x 10^-5 (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
   ``learned``, ``attention``), the page-support modules (``part1``,
   ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``) and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
-  alt text.
+  alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
+  values, taken from the parameters of the figures it replaces.
 """
 
 import posixpath
@@ -16,7 +19,7 @@ import posixpath
 from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
 from posenc_docs.figures.spec import THEMES, figure_path
 from posenc_docs.pages import models, part1, part2_basics, part2_extension, pitfalls
-from posenc_docs.pages.format import count, fixed
+from posenc_docs.pages.format import count, fixed, mantissa, percent
 
 NAMESPACE = {
     "sinusoidal": sinusoidal,
@@ -54,6 +57,14 @@ def define_env(env):
     env.variables.update(NAMESPACE)
     env.macro(fixed)
     env.macro(count)
+    env.macro(percent)
+    env.macro(mantissa)
+
+    @env.macro
+    def widget_attributes(name: str) -> str:
+        from posenc_docs.figures import widget_attributes
+
+        return widget_attributes(name)
 
     @env.macro
     def figure(slug: str) -> str:

@@ -4,11 +4,14 @@ import re
 import runpy
 from pathlib import Path
 
+import jinja2
 import pytest
+from jinja2 import nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
-EXAMPLES = sorted((ROOT / "posenc_docs" / "examples").rglob("*.py"))
+EXAMPLES_DIR = ROOT / "posenc_docs" / "examples"
+EXAMPLES = sorted(EXAMPLES_DIR.rglob("*.py"))
 FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
 ARXIV_ID = r"(?i)arxiv:?\s*\d{4}\.\d{4,5}"  # an identifier, not a number
 NOT_PROSE = [r"\{\{.*?\}\}", r"`[^`]*`", r"\$[^$]*\$", r"\]\([^)]*\)", ARXIV_ID]
@@ -87,7 +90,153 @@ def test_the_guards_can_fail():
     assert not any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(ok))
 
 
+MACRO = re.compile(
+    r"\{\{(.*?)\}\}|\{%-?\s*(?:set\s+\w+\s*=|for\s+\w+\s+in)(.*?)-?%\}", re.S
+)
+STRING = re.compile(r'"[^"]*"' + r"|'[^']*'")
+PASTED_IN_MACRO = re.compile(r"\d\.\d{3}|\d{7}")  # 3+ decimal places, or a long literal
+FORMULA = (nodes.Mul, nodes.Div, nodes.FloorDiv, nodes.Mod, nodes.Pow, nodes.Compare)
+
+
+def macro_bodies(text: str):
+    """The expression of every ``{{ }}``, ``{% set x = ... %}`` and ``{% for %}``."""
+    for match in MACRO.finditer(text):
+        yield match.group(1) if match.group(1) is not None else match.group(2)
+
+
+def macro_problems(body: str) -> list:
+    """What a macro body does that a named function should do instead."""
+    problems = [f"pasted {m}" for m in PASTED_IN_MACRO.findall(STRING.sub("", body))]
+    tree = jinja2.Environment().parse("{{ " + body + " }}")
+    return problems + [type(node).__name__ for node in tree.find_all(FORMULA)]
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_macros_call_named_functions(page):
+    found = [
+        f"{' '.join(body.split())[:90]}: {problems}"
+        for body in macro_bodies(page.read_text())
+        if (problems := macro_problems(body))
+    ]
+    assert not found, "move into a named pages/ function:\n" + "\n".join(found)
+
+
+def test_the_macro_guard_can_fail():
+    bad = (
+        "{{ fixed(x.f(0.02) * 100, 1) }} {% set y = 2.718281828459045 %} {{ (a > 1) }}"
+    )
+    problems = [p for body in macro_bodies(bad) for p in macro_problems(body)]
+    assert problems == ["Mul", "pasted 2.718", "pasted 2818284", "Compare"]
+    fine = '{{ count(m.f("1.2345", 512, head=-1) | length) }} {{ a.n - 1 }}'
+    assert not [p for body in macro_bodies(fine) for p in macro_problems(body)]
+
+
+# What each example must print: the claim its page makes with it.
+TINY = r"\d\.\de-1[3-7]"  # rounding error
+PRINTS = {
+    "lab/source.py": (
+        r"entropy rate H\s+= 1\.2274 nats[\s\S]*sampled estimate\s+= 1\.22"
+    ),
+    "part1/add_position.py": r"embedding\s+(\[.*\])\n[\s\S]*embedding\s+\1\n",
+    "part1/alibi_growth.py": r"1/256\s+-2\.0\s+-195\.3\s+2,560",
+    "part1/clock_periods.py": r"pair 255 \(slowest\):\s+60,611[\s\S]*62,832  \(no pair",
+    "part1/d8_seed_check.py": r"\A(?![\s\S]*DIFFERS)[\s\S]*agrees",
+    "part1/d8_worked_example.py": (
+        r"\(7\) \. PE\(8\) = 3\.5353\nPE\(30\) \. PE\(31\) = 3\.5353"
+    ),
+    "part1/far_position.py": (
+        r"PE\(2,048\): .* cosine 0\.97\d[\s\S]*PE\(50,000\): .* 0\.1\d\d"
+    ),
+    "part1/learned_wall.py": r"posenc_docs: IndexError - .*no row for position 1024",
+    "part1/nothing_learned.py": (
+        r"1,024 x 768:\s+0 trainable[\s\S]*768:\s+786,432 trainable"
+    ),
+    "part1/pair_index.py": (
+        r"right: (\d\.\d{4}) and \1\n  wrong: (\d\.\d{4}) and (?!\2)"
+    ),
+    "part1/relative_shift.py": (
+        rf"1,429 positions: {TINY}\n[\s\S]*worst error: 0\.9\d\d"
+    ),
+    "part1/rope_rescale.py": (
+        r"no change\s+1\.0000\s+14\s+16\.00x\n.*0\s+1\.00x\n[\s\S]*YaRN\s+1\.0000\s"
+        r"+0\s+1\.00x"
+    ),
+    "part1/shared_space.py": (
+        r"position: 0\.999\n.*0\.999\n[\s\S]*position: 0\.3\d\d\n.*0\.333"
+    ),
+    "part1/three_insertions.py": (
+        rf"no position signal\s+{TINY}\n(  .*\de[+-]0[01]\n){{3}}"
+    ),
+    "part1/word_order.py": (
+        rf"no positions:\n[\s\S]*?any word:\s+{TINY}\n\nsinusoidal[\s\S]*?any word:"
+        rf"\s+\d\.\de\+00"
+    ),
+    "part2_basics/alibi_direction.py": (
+        rf"causal:\s+False\n  symmetric: True\n.*reversed: {TINY}\n.*reversed: \d\."
+        rf"\de\+00"
+    ),
+    "part2_basics/alibi_slopes.py": (
+        r"12 heads, log2\(m\): \[-1\.0, .*, -8\.0, -0\.5, -1\.5, -2\.5, -3\.5\]"
+    ),
+    "part2_basics/learned_ceiling.py": (
+        r"513 tokens -> IndexError: .*no row for position 512"
+    ),
+    "part2_basics/permutation.py": (
+        rf"original order: ([+-]\d\.\d{{6}})\n.*order: \1\ncausal=False: .*{TINY}"
+    ),
+    "part2_basics/rope_relative.py": (
+        r"n =      2: q_m \. k_n = (\S+)\n.*= \1\n.*= \1\n.*= (?!\1)"
+    ),
+    "part2_basics/sinusoidal_shift.py": (
+        r"0\.\.999: \d\.\de-1[0-6][\s\S]*worst error 0\.84"
+    ),
+    "part2_extension/book_tokens.py": (
+        r"= 120,000 tokens[\s\S]*\(ceiling 1,024\): does not fit"
+    ),
+    "part2_extension/comparison_table.py": (
+        r"\| new angles for the slow pairs \(18 of 64 in Llama 2 7B\) \|"
+    ),
+    "part2_extension/context_ceilings.py": (
+        r"\| Llama-3\.1-8B \| rope \| 8,192 × 8 = 65,536, but .* \| 131,072 \| 1 \|"
+    ),
+    "part2_extension/models_by_scheme.py": (
+        r"\| Llama-3\.1-8B \| rope \| rope_theta 500,000, .*scaling: llama3 \|"
+    ),
+    "part2_extension/pi_bound.py": (
+        r"= 589\.5 .*\n[\s\S]*smallest ratio 830 .* 0 offsets below[\s\S]* 42 offs"
+        r"ets below"
+    ),
+    "part2_extension/scaled_models.py": (
+        r"Llama-3\.1-8B \[llama3\] s = 8, .*\n  64 pairs: 29 unchanged, 6 in betwe"
+        r"en, 29 divided"
+    ),
+    "part2_extension/turn_census.py": r"pairs 46-63 never do \(18 pairs",
+    "pitfalls/alibi_slopes.py": (
+        r"differ: 0, worst ratio 1\.0\n[\s\S]*differ: 6, [\s\S]*differ: 12, "
+    ),
+    "pitfalls/bf16_angles.py": r"1,000\s+1\.99\d\s+\d\.\de-05\s+\d\.\de-03",
+    "pitfalls/dynamic_ntk_cache.py": r"256\s+0\.00\s+0%\n\s+512\s+2\.\d\d\s+\d\d%",
+    "pitfalls/rope_layout.py": (
+        rf"shipped: max \|diff\| 38\.2\n  .*permuted:  max \|diff\| {TINY}"
+    ),
+    "pitfalls/sincos_layout.py": (
+        rf"dot products PE\(p\) \. PE\(q\):  {TINY}\n.*linear layer: {TINY}"
+    ),
+    "pitfalls/sinusoid_exponent.py": (
+        r"paper: spread\s+0\.000, frozen\s+0 [\s\S]*doubled: spread\s+18\.558, fro"
+        r"zen 168 of 512"
+    ),
+    "pitfalls/yarn_twice.py": r" 32   1\.3466   1\.8133   1\.8133   3\.2879   1\.8133",
+}
+
+
+def test_every_example_has_a_claim_to_print():
+    assert set(PRINTS) == {str(p.relative_to(EXAMPLES_DIR)) for p in EXAMPLES}
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_every_example_runs(example, capsys):
+def test_every_example_prints_its_claim(example, capsys):
     runpy.run_path(str(example), run_name="__main__")
-    assert capsys.readouterr().out.strip(), f"{example.name} printed nothing"
+    out = capsys.readouterr().out
+    claim = PRINTS[str(example.relative_to(EXAMPLES_DIR))]
+    assert re.search(claim, out), f"{example.name} no longer prints {claim!r}:\n{out}"

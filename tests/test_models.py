@@ -23,7 +23,6 @@ def ids(model):
 
 @pytest.mark.parametrize("model", ALL, ids=ids)
 def test_every_entry_names_its_source(model):
-    assert model.scheme in models.SCHEMES
     from_paper = model.scheme == "sinusoidal"
     assert ("Vaswani" if from_paper else "config.json") in model.source
     assert model.checked

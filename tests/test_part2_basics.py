@@ -6,12 +6,11 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import settings
 
-from posenc_docs import alibi, rope, sinusoidal
-from posenc_docs.pages import part2_basics
-from posenc_docs.pages.format import markdown_table
+from posenc_docs import sinusoidal
+from posenc_docs.pages import part1, part2_basics
+from posenc_docs.pages.format import mantissa, markdown_table, percent
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -19,6 +18,12 @@ FAST = settings(max_examples=30, deadline=None)
 def test_markdown_table_layout():
     text = markdown_table(["a", "b"], [[1, 2], [3, 4]])
     assert text.splitlines() == ["| a | b |", "|---:|---:|", "| 1 | 2 |", "| 3 | 4 |"]
+
+
+def test_percent_and_mantissa_write_what_the_prose_needs():
+    assert percent(0.0123, 2) == "1.23" and percent(0.3, 0) == "30"
+    assert percent(-0.5, 1) == "\N{MINUS SIGN}50.0"
+    assert mantissa(6.04e-5, -5, 1) == "6.0" and mantissa(7.4e-3, -3, 1) == "7.4"
 
 
 def test_slowest_pair_falls_short_of_two_pi_base():
@@ -46,24 +51,9 @@ def test_wide_encodings_keep_neighbours_closest():
 def test_a_scalar_map_cannot_shift_but_the_block_rotation_can():
     # sin(p + 1) = sin(p) cos 1 + cos(p) sin 1: one dimension alone misses the
     # cos(p) sin 1 term, whose size reaches sin 1 at p = 0.
-    assert part2_basics.scalar_shift_error(1, 0, 512) > 0.8 * math.sin(1)
+    assert part1.per_dimension_fit_residual(1, 512, 1000) > 0.8 * math.sin(1)
     assert part2_basics.block_shift_error(1, 512) < 1e-10
     assert part2_basics.block_shift_error(37, 64) < 1e-10
-
-
-@FAST
-@given(
-    m=st.integers(-500, 500),
-    n=st.integers(-500, 500),
-    d=st.integers(1, 16).map(lambda h: 2 * h),
-)
-def test_rope_matrix_is_apply_rope_and_composes_relatively(m, n, d):
-    x = np.random.default_rng(d).normal(size=d)
-    np.testing.assert_allclose(
-        part2_basics.rope_matrix(m, d) @ x, rope.apply_rope(x[None], [m])[0], atol=1e-10
-    )
-    relative = part2_basics.rope_matrix(m, d).T @ part2_basics.rope_matrix(n, d)
-    np.testing.assert_allclose(relative, part2_basics.rope_matrix(n - m, d), atol=1e-10)
 
 
 def test_rotation_degrees_is_position_times_theta():
@@ -81,32 +71,6 @@ def paper_bound(distance: int, d: int = 128, base: float = 10000.0) -> float:
         partial += cmath.exp(1j * distance * base ** (-2 * i / d))
         total += abs(partial)
     return total / (d // 2)
-
-
-@pytest.mark.parametrize("distance", [0, 1, 7, 100, 255, 5000])
-def test_rope_decay_bound_matches_the_paper_definition(distance):
-    assert part2_basics.rope_decay_bound(distance) == pytest.approx(
-        paper_bound(distance)
-    )
-
-
-def test_rope_decay_bound_starts_at_the_mean_of_1_to_d_over_2():
-    assert part2_basics.rope_decay_bound(0, d=128) == pytest.approx(32.5)
-    near = part2_basics.rope_decay_bound(np.arange(257))
-    assert near.shape == (257,) and near[-1] < near[0] / 4
-
-
-def test_seed_slopes_agree_only_for_powers_of_two():
-    for n in (1, 2, 4, 8, 16):
-        k = np.arange(1, n + 1)
-        np.testing.assert_allclose(
-            part2_basics.seed_alibi_slopes(n), 2.0 ** (-8 * k / n)
-        )
-        if n > 1:
-            np.testing.assert_allclose(
-                part2_basics.seed_alibi_slopes(n), alibi.alibi_slopes(n)
-            )
-    assert not np.allclose(part2_basics.seed_alibi_slopes(12), alibi.alibi_slopes(12))
 
 
 def test_slope_table_lists_every_head_with_its_power_of_two():

@@ -1,4 +1,5 @@
-"""The interactive widgets in real Chromium: their numbers equal posenc_docs's, bad
+"""The interactive widgets in real Chromium: their readouts show posenc_docs's numbers
+(numerics.js itself is checked on a grid by Node, test_numerics_js.py), bad
 input clamps and says so, they work by pointer and keyboard, at 390 px and in both
 schemes, without JavaScript the static figures stay, an update while dragging fits
 in a frame, and axe-core finds no serious or critical violation on any page."""
@@ -89,12 +90,11 @@ def test_every_control_has_one_accessible_label(guarded, site_url, path, labels)
     assert unlabelled == []
 
 
+# numerics.js is compared with the package on a grid by Node (test_numerics_js.py);
+# here two settings check that fields reach the readouts and tables: a fractional
+# base with adjacent positions, and the widest range with B before A.
 SETTINGS = [  # d, base, positions, A, B
-    (128, 10000, 256, 20, 50),
-    (8, 10000, 100, 3, 97),
-    (512, 10000, 1024, 1000, 7),
     (64, 100.5, 300, 150, 151),
-    (16, 2.5, 50, 0, 49),
     (12, 1000000, 1024, 1023, 0),
 ]
 
@@ -166,7 +166,7 @@ def test_alibi_slopes_equal_the_package(guarded, site_url, subtests):
     page.get_by_label("Position A", exact=True).fill("40")
     page.get_by_label("Position B", exact=True).fill("15")
     page.get_by_role("tab", name="ALiBi").click()
-    for heads in [1, 3, 8, 12, 20, 64]:
+    for heads in [3, 8]:  # not and a power of two
         with subtests.test(heads=heads):
             check_alibi(page, heads)
     assert tab.errors == []
@@ -281,10 +281,7 @@ def test_positions_by_dragging_and_by_keyboard(guarded, site_url):
     assert tab.errors == []
 
 
-EXTENSION_SETTINGS = [  # head dim, base, training length, factor
-    (128, 500000, 8192, 8),
-    (64, 10000, 4096, 4),
-    (128, 10000, 2048, 32),
+EXTENSION_SETTINGS = [  # head dim, base, training length, factor (grid: Node)
     (96, 1000000, 32768, 2.5),
     (8, 10000, 16, 1),
 ]
@@ -335,7 +332,7 @@ def check_extension(page, d, base, L0, s):
     assert_shown(page.locator('[data-readout="yarnLow"]'), low, 0)
     assert_shown(page.locator('[data-readout="yarnHigh"]'), high, 0)
     assert_shown(page.locator('[data-readout="yarnAttention"]'), methods["yarn"][1], 4)
-    ntk_base = base * s ** (d / (d - 2))
+    ntk_base = scaling.ntk_base(d, base, s)
     assert_shown(page.locator('[data-readout="ntkBase"]'), ntk_base, 2)
     beyond = int((scaling.wavelengths(theta) > L0).sum())
     shown_beyond = page.locator('[data-readout="beyond"]').get_attribute("data-value")

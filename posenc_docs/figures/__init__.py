@@ -12,20 +12,34 @@ import pkgutil
 from posenc_docs.figures.spec import THEMES, FigureSpec, figure_path, to_svg
 
 __all__ = ["BY_SLUG", "FIGURES", "THEMES", "FigureSpec", "figure_path", "render"]
-__all__ += ["to_svg"]
+__all__ += ["WIDGETS", "to_svg", "widget_attributes"]
 
 
-def _collect() -> list[FigureSpec]:
-    """Every submodule's ``FIGURES``, in module-name order."""
-    specs = []
+def _modules():
+    """Every figure module, in module-name order."""
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        specs.extend(getattr(module, "FIGURES", []))
-    return specs
+        yield importlib.import_module(f"{__name__}.{info.name}")
 
 
-FIGURES = _collect()
+FIGURES = [spec for module in _modules() for spec in getattr(module, "FIGURES", [])]
 BY_SLUG = {spec.slug: spec for spec in FIGURES}
+WIDGETS = {  # widget name -> its start values, taken from the figures it replaces
+    name: start
+    for module in _modules()
+    for name, start in getattr(module, "WIDGETS", {}).items()
+}
+
+
+def _attribute(value) -> str:
+    """A start value as the widget reads it: 4.0 -> "4", 0.5 -> "0.5"."""
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def widget_attributes(name: str) -> str:
+    """HTML attributes of widget ``name``: ``data-widget`` and its start values."""
+    start = WIDGETS[name]()
+    values = (f'data-{key}="{_attribute(v)}"' for key, v in start.items())
+    return " ".join([f'data-widget="{name}"', *values])
 
 
 def render(slug: str, theme: str) -> bytes:

@@ -70,7 +70,6 @@ def _axes(ax, title, xlabel):
     ax.grid(True, which="major", lw=0.5)
 
 
-# --8<-- [start:paper_vs_lab]
 def paper_vs_lab(*, theme: str):
     """Perplexity against evaluation length / training length: paper, then lab."""
     results = load_results()
@@ -95,9 +94,6 @@ def paper_vs_lab(*, theme: str):
             ax.set_ylabel("perplexity (log)")
             ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
-
-
-# --8<-- [end:paper_vs_lab]
 
 
 def rope_scalings(*, theme: str):

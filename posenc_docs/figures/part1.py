@@ -13,7 +13,7 @@ from matplotlib.ticker import NullLocator
 from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
-from posenc_docs.pages import part1
+from posenc_docs.pages import part1, part2_basics
 
 
 def encoding_with_rows(n_positions: int, d: int, a: int, b: int, *, theme: str):
@@ -153,7 +153,7 @@ def learned_wall(max_len: int, d: int, shown: int, *, theme: str):
 def clock_periods(d: int, train_lengths: tuple, *, theme: str):
     """Wavelength of every pair at width ``d``, on a log axis."""
     periods = sinusoidal.wavelengths(d)  # (d/2,)
-    ceiling = 2 * np.pi * 10000
+    ceiling = part2_basics.limit_wavelength()  # 2 pi base, base 10000
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4))
         fig.subplots_adjust(left=0.12, right=0.97, top=0.91, bottom=0.13)
@@ -230,28 +230,6 @@ def insertion_points(*, theme: str):
                 ha="right", va="center", color=colors["muted"])  # fmt: skip
         ax.set(xlim=(0, 10), ylim=(ys[-1] - 0.5, ys[0] + 0.5))
         ax.axis("off")
-    return fig
-
-
-def encoding_matrix(n_positions: int, d: int, base: float = 10000.0, *, theme: str):
-    """Heatmap of the whole encoding matrix, positions down, dimensions across."""
-    values = sinusoidal.table(n_positions, d, base)  # (n, d)
-    with themed(theme):
-        fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
-        image = ax.imshow(
-            values,
-            cmap=DIVERGING,
-            vmin=-1,
-            vmax=1,
-            aspect="auto",
-            interpolation="nearest",
-        )
-        ax.set_xlabel("dimension (even = sin, odd = cos)")
-        ax.set_ylabel("position")
-        ax.set_title(f"Sinusoidal encoding, d = {d}, base = {base:g}")
-        if d <= 16:
-            ax.set_xticks(np.arange(d))
-        fig.colorbar(image, ax=ax, label="value", shrink=0.9)
     return fig
 
 
@@ -355,14 +333,21 @@ FIGURES = [
             "last two."
         ),
     ),
-    FigureSpec(
-        slug="part1-sinusoidal-matrix-d8",
-        draw=encoding_matrix,
-        params={"n_positions": 8, "d": 8},
-        alt=(
-            "Eight-by-eight grid of the d = 8 encoding for positions 0 to 7. Columns 0 "
-            "and 1 swing through red and blue from row to row; columns 6 and 7 are "
-            "almost constant (about 0 and 1)."
-        ),
-    ),
 ]
+
+
+def explorer_start() -> dict:
+    """Start values of the encoding explorer: the figures it replaces, their params."""
+    params = {spec.slug: spec.params for spec in FIGURES}
+    matrix = params["part1-encoding-matrix"]
+    return {
+        "d": matrix["d"],
+        "positions": matrix["n_positions"],
+        "a": matrix["a"],
+        "b": matrix["b"],
+        "heads": params["part1-alibi-bias"]["n_heads"],
+        "max-len": params["part1-learned-wall"]["max_len"],
+    }
+
+
+WIDGETS = {"encoding-explorer": explorer_start}

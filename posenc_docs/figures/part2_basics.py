@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from posenc_docs import alibi, sinusoidal
+from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
 from posenc_docs.pages import part2_basics
@@ -76,7 +76,7 @@ def _log_binned(values: np.ndarray, n_bins: int):
 
 def rope_long_term_decay(d: int, base: float, near: int, far: int, *, theme: str):
     """RoFormer's relative upper bound against distance: near range and log range."""
-    bound = part2_basics.rope_decay_bound(np.arange(far + 1), d, base)  # (far + 1,)
+    bound = rope.relative_upper_bound(np.arange(far + 1), d, base)  # (far + 1,)
     centre, low, mean, high = _log_binned(bound, 90)
     with themed(theme):
         fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.8), layout="constrained")

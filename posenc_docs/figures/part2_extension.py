@@ -202,6 +202,7 @@ def longrope_lists(name: str, *, theme: str):
     )
 
 
+OVERVIEW_SLUG = "part2_extension-methods-overview"  # the widget's fallback
 FIGURES = [
     FigureSpec(
         slug="part2_extension-pair-wavelengths",
@@ -216,7 +217,7 @@ FIGURES = [
         ),
     ),
     FigureSpec(
-        slug="part2_extension-methods-overview",
+        slug=OVERVIEW_SLUG,
         draw=methods_overview,
         params={"name": "Llama-2-7B", "factor": 4.0},
         alt=(
@@ -294,3 +295,18 @@ FIGURES = [
         ),
     ),
 ]
+
+
+def context_extension_start() -> dict:
+    """Start values of the context-extension explorer: its fallback figure's model."""
+    params = next(s.params for s in FIGURES if s.slug == OVERVIEW_SLUG)
+    model = models.get(params["name"])
+    return {
+        "d": model.rotary_dim,
+        "base": model.rope_theta,
+        "training-length": model.max_position_embeddings,
+        "factor": params["factor"],
+    }
+
+
+WIDGETS = {"context-extension": context_extension_start}

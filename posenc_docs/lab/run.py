@@ -61,7 +61,6 @@ def run_scalings(rope_model, config, stream, log) -> dict:
     return out
 
 
-# --8<-- [start:run]
 def run(config: Config, out: Path | None = DEFAULT_OUT, log=print) -> dict:
     """Train every scheme at L, evaluate up to 16 L, write the results as JSON."""
     clock = Clock()
@@ -92,9 +91,6 @@ def run(config: Config, out: Path | None = DEFAULT_OUT, log=print) -> dict:
     if out is not None:
         Path(out).write_text(json.dumps(results, indent=1) + "\n")
     return results
-
-
-# --8<-- [end:run]
 
 
 def main(argv=None) -> None:

@@ -11,20 +11,19 @@ from posenc_docs.lab.results import (
     floor_perplexity,
     load_results,
     provenance,
+    relative_speed,
 )
+from posenc_docs.pages.format import markdown_table
 
 
 def _markdown(header: list, rows: list) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+    return markdown_table(header, rows, align="---")
 
 
 def _cell(row: dict) -> str:
     return "IndexError" if "error" in row else f"{row['perplexity']:,.2f}"
 
 
-# --8<-- [start:our_table]
 def our_table(names=None, results=None) -> str:
     """Markdown table: perplexity of each model at every evaluated length."""
     results = results or load_results()
@@ -37,9 +36,6 @@ def our_table(names=None, results=None) -> str:
     ]
     floor = [f"{floor_perplexity(m, results):,.2f}" for m in multiples]
     return _markdown(header, [*rows, ["best possible (exact)", *floor]])
-
-
-# --8<-- [end:our_table]
 
 
 def paper_table() -> str:
@@ -128,3 +124,20 @@ def config_table(results=None) -> str:
     return _markdown(
         ["setting", "value"], [[f"`{k}`", f"`{v}`"] for k, v in config.items()]
     )
+
+
+def paper_perplexity_ratio(name: str, other: str, column: int) -> float:
+    """The paper's Table 2: perplexity of ``name`` over that of ``other``."""
+    table = paper.TABLE2_PERPLEXITY
+    return table[name][column] / table[other][column]
+
+
+def paper_slowdown(name: str, reference: str = "sinusoidal") -> float:
+    """The paper's Table 1: how much slower ``name`` trains than ``reference``."""
+    speeds = paper.TABLE1_TRAIN_WORDS_PER_SECOND
+    return 1 - speeds[name] / speeds[reference]
+
+
+def lab_slowdown(name: str) -> float:
+    """How much slower the lab's ``name`` trains than its sinusoidal model."""
+    return 1 - relative_speed(name)

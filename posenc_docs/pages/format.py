@@ -19,3 +19,13 @@ def markdown_table(header, rows, align: str = "---:") -> str:
     lines.append("|" + f"{align}|" * len(header))
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def percent(fraction, places: int = 2) -> str:
+    """``fraction`` as a percentage (without the sign): 0.0123 -> "1.23"."""
+    return fixed(100 * float(fraction), places)
+
+
+def mantissa(value, power: int, places: int = 1) -> str:
+    """The number written before ``x 10^power``: ``value / 10**power``."""
+    return fixed(float(value) / 10.0**power, places)

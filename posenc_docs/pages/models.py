@@ -18,7 +18,6 @@ from types import MappingProxyType
 SCHEMES = ("sinusoidal", "learned", "rope", "alibi", "t5-bias")
 
 
-# --8<-- [start:ModelConfig]
 @dataclass(frozen=True)
 class ModelConfig:
     """Position-related configuration of one published model.
@@ -74,8 +73,6 @@ class ModelConfig:
             if value is not None:
                 object.__setattr__(self, name, MappingProxyType(dict(value)))
 
-
-# --8<-- [end:ModelConfig]
 
 _HUB = "https://huggingface.co/"
 
@@ -428,9 +425,7 @@ _ENTRIES = [
     ),
 ]
 
-# --8<-- [start:MODELS]
 MODELS: dict[str, ModelConfig] = {entry.name: entry for entry in _ENTRIES}
-# --8<-- [end:MODELS]
 
 
 def get(name: str) -> ModelConfig:

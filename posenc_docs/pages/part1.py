@@ -13,6 +13,7 @@ longer context turns further than training did (:func:`angle_overshoot`).
 import numpy as np
 
 from posenc_docs.attention import self_attention
+from posenc_docs.rope import inv_freq
 from posenc_docs.sinusoidal import encode, table
 
 # --8<-- [end:setup]
@@ -107,7 +108,6 @@ def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal
 # --8<-- [end:permutation_gap]
 
 
-# --8<-- [start:word_order_gap]
 def word_order_gap(
     first: str, second: str, *, d=16, seed=0, positions=False, causal=False
 ):
@@ -141,34 +141,6 @@ def word_order_gap(
     perm = [words.index(w) for w in shuffled]
     added = table(len(words), d) if positions else None
     return permutation_gap(x, perm, random_head(d, d, seed), added=added, causal=causal)
-
-
-# --8<-- [end:word_order_gap]
-
-
-# --8<-- [start:offset_curve_spread]
-def offset_curve_spread(starts, max_offset: int, d: int, base: float = 10000.0):
-    """Largest gap between the curves ``k -> PE(A) . PE(A + k)`` for several A.
-
-    Parameters
-    ----------
-    starts : sequence of int
-        The starting positions A.
-    max_offset : int
-        Offsets k = 0 .. max_offset.
-
-    Returns
-    -------
-    float
-        ``max_k (max_A - min_A) PE(A) . PE(A + k)``, each dot product computed
-        from the two vectors; 0 up to rounding, since it depends on k only.
-    """
-    offsets = np.arange(max_offset + 1)  # (K,)
-    curves = [encode(a + offsets, d, base) @ encode(a, d, base) for a in starts]
-    return float(np.ptp(np.stack(curves), axis=0).max())  # (A, K) -> scalar
-
-
-# --8<-- [end:offset_curve_spread]
 
 
 # --8<-- [start:nearest_training_cosine]
@@ -211,7 +183,7 @@ def phase_gap(pos, train_len: int, d: int, base: float = 10000.0) -> np.ndarray:
     """
     if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
         raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
-    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    omega = inv_freq(d, base)  # (d/2,) one frequency per pair
     arc = (train_len - 1) * omega
     phase = np.mod(pos * omega, 2 * np.pi)
     outside = np.minimum(np.maximum(phase - arc, 0.0), 2 * np.pi - phase)
@@ -269,7 +241,6 @@ def position_share(embedding_std: float) -> float:
 # --8<-- [end:position_share]
 
 
-# --8<-- [start:angle_overshoot]
 def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
     r"""Per RoPE pair: largest angle at ``new_len`` over the largest seen in training.
 
@@ -298,23 +269,27 @@ def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
     return np.where(sweep < 2 * np.pi, new_len * scaled / sweep, 1.0)
 
 
-# --8<-- [end:angle_overshoot]
+def pairs_beyond(pos, train_len: int, d: int, radians: float = 0.5) -> int:
+    """How many pairs :func:`phase_gap` puts more than ``radians`` past training."""
+    return int((phase_gap(pos, train_len, d) > radians).sum())
 
 
-# --8<-- [start:encode_with_dimension_index]
-def encode_with_dimension_index(pos, d: int, base: float = 10000.0) -> np.ndarray:
-    r"""A common WRONG sinusoidal encoding, kept to show what it breaks.
-
-    Notes
-    -----
-    It writes the *dimension* index j where the formula wants the pair index
-    i: dimension j gets $\sin$ or $\cos$ of $pos / base^{2j/d}$. Sine and
-    cosine of one pair then turn at different speeds, the exponent runs to
-    almost 2, and $PE(a) \cdot PE(a+k)$ depends on a, not only on k.
-    """
-    j = np.arange(d)  # (d,) dimension index: the bug
-    angle = np.multiply.outer(np.asarray(pos, dtype=np.float64), base ** (-2 * j / d))
-    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
+def pairs_overshooting(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
+    """How many pairs :func:`angle_overshoot` takes past their trained angles."""
+    over = angle_overshoot(scaled_inv_freq, inv_freq, train_len, new_len)  # (d/2,)
+    return int((over > 1 + 1e-9).sum())  # 1e-9: rounding, not an overshoot
 
 
-# --8<-- [end:encode_with_dimension_index]
+def encoding_norm(d: int) -> float:
+    r"""$\|PE(pos)\|$, the same $\sqrt{d/2}$ at every position."""
+    return float(np.linalg.norm(encode(0, d)))
+
+
+def encoding_distance(k, d: int) -> float:
+    r"""$\|PE(pos + k) - PE(pos)\|$, the same for every pos."""
+    return float(np.linalg.norm(encode(k, d) - encode(0, d)))
+
+
+def encoding_step(pos, d: int) -> np.ndarray:
+    """``PE(pos + 1) - PE(pos)``: how far one step moves each dimension, ``(d,)``."""
+    return encode(pos + 1, d) - encode(pos, d)

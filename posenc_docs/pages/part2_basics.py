@@ -9,7 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from posenc_docs import alibi, rope, sinusoidal
+from posenc_docs import alibi, attention, learned, rope, sinusoidal
+from posenc_docs.pages import pitfalls
 from posenc_docs.pages.format import markdown_table
 
 
@@ -51,22 +52,6 @@ def nearest_distinct_positions(d: int, max_offset: int, base: float = 10000.0):
     return best_k, float(np.sqrt(max(best_sq, 0.0)))
 
 
-def scalar_shift_error(k: int, dim: int, d: int, n_positions: int = 1000) -> float:
-    r"""Worst error of the best map $PE(p+k)_{dim} \approx a\,PE(p)_{dim} + b$.
-
-    Notes
-    -----
-    $a, b$ are fitted by least squares over positions $0..n-1$ using one
-    dimension alone. A sine cannot be predicted from itself: two positions with
-    the same $\sin p$ can have different $\sin(p+k)$, so the error stays large.
-    """
-    pe = sinusoidal.table(n_positions + k, d)  # (n + k, d)
-    now, later = pe[:n_positions, dim], pe[k:, dim]  # (n,) each
-    design = np.stack([now, np.ones_like(now)], axis=1)  # (n, 2)
-    coef, *_ = np.linalg.lstsq(design, later, rcond=None)
-    return float(np.abs(design @ coef - later).max())
-
-
 def block_shift_error(k: int, d: int, n_positions: int = 1000) -> float:
     r"""Worst error of $PE(p+k) = M_k\,PE(p)$ over positions $0..n-1$."""
     pe = sinusoidal.table(n_positions + k, d)  # (n + k, d)
@@ -74,66 +59,16 @@ def block_shift_error(k: int, d: int, n_positions: int = 1000) -> float:
     return float(np.abs(predicted - pe[k:]).max())
 
 
-def rope_matrix(m: float, d: int, base: float = 10000.0) -> np.ndarray:
-    r"""The ``(d, d)`` RoPE rotation $R_m$ (interleaved layout).
-
-    Notes
-    -----
-    Block diagonal; pair $i$ (dimensions $2i, 2i+1$) gets
-
-    $$
-    \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\
-    \sin m\theta_i & \cos m\theta_i \end{pmatrix}, \qquad \theta_i = base^{-2i/d}
-    $$
-    """
-    out = np.zeros((d, d))
-    for i, theta in enumerate(rope.inv_freq(d, base)):
-        c, s = np.cos(m * theta), np.sin(m * theta)
-        out[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
-    return out
-
-
 def rotation_degrees(position: float, pair: int, d: int, base: float = 10000.0):
     r"""How far RoPE turns pair ``pair`` at ``position``, in degrees: $m\theta_i$."""
     return float(np.degrees(position * rope.inv_freq(d, base)[pair]))
 
 
-def rope_decay_bound(distance, d: int = 128, base: float = 10000.0) -> np.ndarray:
-    r"""RoFormer's relative upper bound (section 3.4.3) at each relative distance.
-
-    Notes
-    -----
-    With partial sums $S_j = \sum_{i=0}^{j-1} e^{\mathrm{i}\,(m-n)\,\theta_i}$ the
-    score is bounded by $\max_i |h_{i+1}-h_i| \sum_j |S_j|$; this returns the
-    distance-dependent factor, averaged over the $d/2$ sums:
-
-    $$
-    \frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|
-    $$
-    """
-    distance = np.asarray(distance, dtype=np.float64)
-    phase = np.multiply.outer(distance, rope.inv_freq(d, base))  # (..., d/2)
-    partial_sums = np.cumsum(np.exp(1j * phase), axis=-1)  # (..., d/2): S_1..S_{d/2}
-    return np.abs(partial_sums).mean(axis=-1)
-
-
-def seed_alibi_slopes(n_heads: int) -> np.ndarray:
-    r"""$2^{-8k/n}$ for every $n$: right for powers of two only.
-
-    Notes
-    -----
-    This is the rule the source article's code applies to any head count; the
-    paper's code (:func:`posenc_docs.alibi.alibi_slopes`) differs when $n$ is
-    not a power of two.
-    """
-    k = np.arange(1, n_heads + 1, dtype=np.float64)
-    return 2.0 ** (-8.0 * k / n_heads)
-
-
 def alibi_slope_table(n_heads: int) -> str:
     """Markdown table: head, paper slope as a power of two and as a number,
-    and the value of :func:`seed_alibi_slopes` for the same head."""
-    slopes, naive = alibi.alibi_slopes(n_heads), seed_alibi_slopes(n_heads)
+    and the value of the article's rule
+    (:func:`posenc_docs.pages.pitfalls.prose_alibi_slopes`) for the same head."""
+    slopes, naive = alibi.alibi_slopes(n_heads), pitfalls.prose_alibi_slopes(n_heads)
     rows = []
     for head, (m, wrong) in enumerate(zip(slopes, naive, strict=True), start=1):
         exponent = f"{np.log2(m):g}"  # ASCII minus: this goes into KaTeX
@@ -174,6 +109,66 @@ def bert_parameter_count(
 
 
 def rope_decay_range(start: int, stop: int, d: int = 128, base: float = 10000.0):
-    """Smallest and largest :func:`rope_decay_bound` over distances start..stop."""
-    bound = rope_decay_bound(np.arange(start, stop + 1), d, base)  # (stop-start+1,)
+    """Smallest and largest relative upper bound over distances start..stop."""
+    distances = np.arange(start, stop + 1)  # (stop - start + 1,)
+    bound = rope.relative_upper_bound(distances, d, base)
     return float(bound.min()), float(bound.max())
+
+
+def normalized_step(length: int) -> float:
+    """How much one step is worth in ``p / (T - 1)``, position over length."""
+    return 1 / (length - 1)
+
+
+def raw_index_ratio(position: int, embedding_std: float) -> float:
+    """How many times the raw index ``position`` exceeds a typical embedding entry."""
+    return position / embedding_std
+
+
+def pair_divisor(pair: int, d: int, base: float = 10000.0) -> float:
+    r"""The divisor $base^{2i/d}$ of pair $i$ (its wavelength over $2\pi$)."""
+    return base ** (2 * pair / d)
+
+
+def slowest_pair_shortfall(d: int, base: float = 10000.0) -> tuple[float, float]:
+    r"""How far the slowest pair stays below $2\pi \cdot base$: (fraction, positions).
+
+    Notes
+    -----
+    The slowest wavelength is $base^{-2/d}$ times the limit, so the fraction is
+    $1 - base^{-2/d}$.
+    """
+    limit, slowest = limit_wavelength(base), sinusoidal.wavelengths(d, base)[-1]
+    return 1 - base ** (-2 / d), float(limit - slowest)
+
+
+def learned_share(n_positions: int, d: int, total_parameters: int) -> float:
+    """Share of a model's parameters that its learned position table takes."""
+    return learned.parameter_count(n_positions, d) / total_parameters
+
+
+def alibi_penalty(n_heads: int, distance, head: int = -1) -> float:
+    r"""What head ``head`` of ``n_heads`` subtracts at ``distance``: $m\,(i - j)$."""
+    return float(alibi.alibi_slopes(n_heads)[head] * distance)
+
+
+def alibi_reach(n_heads: int, penalty: float, head: int = -1) -> float:
+    """The distance at which head ``head`` subtracts ``penalty``."""
+    return float(penalty / alibi.alibi_slopes(n_heads)[head])
+
+
+def alibi_weight_factor(n_heads: int, distance, head: int = 0) -> float:
+    r"""The factor $e^{-m (i - j)}$ the penalty puts on a key's attention weight."""
+    return float(np.exp(-alibi_penalty(n_heads, distance, head)))
+
+
+def alibi_shrink(n_heads: int, distance, head: int = 0) -> float:
+    r"""By how much the penalty shrinks a key's weight: $e^{m (i - j)}$."""
+    return float(np.exp(alibi_penalty(n_heads, distance, head)))
+
+
+def uniform_causal_weight(position: int, length: int = 100) -> float:
+    """Weight causal attention with all-zero queries and keys gives token 0."""
+    zeros = np.zeros((length, 4))  # (T, d): q = k = 0, so every score is 0
+    first = np.eye(length)[:1].T  # (T, 1): value 1 on token 0 only
+    return float(attention.attention(zeros, zeros, first, causal=True)[position, 0])

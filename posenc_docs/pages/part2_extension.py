@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from posenc_docs import learned, rope, scaling
-from posenc_docs.pages.models import ModelConfig
+from posenc_docs.pages.models import MODELS, ModelConfig
 
 
 def _positive(name: str, value) -> None:
@@ -38,6 +38,11 @@ class TurnCensus:
     boundary_wavelength: float
     last_full_wavelength: float
     slowest_fraction: float  # share of the circle the slowest pair covers
+
+    @property
+    def unfinished(self) -> int:
+        """Pairs that never complete a turn within ``length``."""
+        return self.n_pairs - self.full_turn
 
 
 def turn_census(d: int, base: float, length: float) -> TurnCensus:
@@ -166,27 +171,27 @@ def pi_bound_constant(base: float = 10000.0) -> float:
     return 32 * math.log(base)
 
 
-def extrapolation_sum(s: float, d: int, base: float = 10000.0) -> float:
-    r"""PI's extrapolation sum $B(s)$ at relative offset ``s``.
-
-    Notes
-    -----
-    $$B(s) = \sum_{k=0}^{d/2-1} |A_{k+1}(s)|, \quad
-    A_k(s) = \sum_{j<k} e^{i s \theta_j}.$$
-    PI eq. 8 (from RoFormer 3.4.3): $|a(s)| \le 2 \max_j |h_j| B(s)$. The ratio of
-    the two bounds is $64 \ln(b) B(s) / d$; PI's "600x" is $2 \cdot 294.73$,
-    the value of that ratio if $B(s) = d$.
-    """
-    partial_sums = np.cumsum(np.exp(1j * s * rope.inv_freq(d, base)))  # A_1..A_{d/2}
-    return float(np.abs(partial_sums).sum())
-
-
-# --8<-- [end:pi_bounds]
+def paper_bound_ratio(base: float = 10000.0) -> float:
+    r"""PI's "about 600 times": the bound ratio if $B(s) = d$, i.e. $64 \ln b$."""
+    return 2 * pi_bound_constant(base)
 
 
 def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
-    """Extrapolation bound / interpolation bound at offset ``s``: 64 ln(b) B(s)/d."""
-    return 2 * extrapolation_sum(s, d, base) * pi_bound_constant(base) / d
+    r"""Extrapolation bound / interpolation bound at relative offset ``s``.
+
+    Notes
+    -----
+    PI eq. 8 (from RoFormer 3.4.3) bounds the extrapolated score by
+    $2 \max_j |h_j| B(s)$ with
+    $$B(s) = \sum_{k=1}^{d/2} |A_k(s)|, \quad A_k(s) = \sum_{j<k} e^{i s \theta_j},$$
+    which is $d/2$ times RoFormer's relative upper bound $u(s)$ (the mean of the
+    $|A_k|$). Divided by PI's bound the ratio is
+    $64 \ln(b) B(s) / d = 32 \ln(b)\, u(s)$; PI's "600x" is its value if $B(s) = d$.
+    """
+    return float(rope.relative_upper_bound(s, d, base)) * pi_bound_constant(base)
+
+
+# --8<-- [end:pi_bounds]
 
 
 # --8<-- [start:costs]
@@ -229,3 +234,97 @@ def tokens_for_words(words: float, words_per_token: float = 0.75) -> float:
 
 
 # --8<-- [end:tokens_for_words]
+
+
+def rotary_pairs(model: ModelConfig) -> int:
+    """Number of rotated pairs of a RoPE model: rotary_dim / 2."""
+    return _rope_fields(model)[0] // 2
+
+
+def turns_within(length: float, d: int, base: float = 10000.0, pair: int = 0):
+    """How many full turns pair ``pair`` makes in ``length`` positions."""
+    return length / scaling.wavelengths(rope.inv_freq(d, base))[pair]
+
+
+def base_change_factor(d: int, base: float, new_base: float) -> float:
+    r"""How much a new base slows the slowest pair: $(b'/b)^{(d-2)/d}$ (NTK's s)."""
+    slow_down = scaling.scale_per_pair(
+        rope.inv_freq(d, new_base), rope.inv_freq(d, base)
+    )
+    return float(slow_down[-1])
+
+
+def yarn_logit_factor(factor: float) -> float:
+    """What YaRN's magnitude g does to the logits: g on q and on k, so g**2."""
+    return scaling.yarn_mscale(factor) ** 2
+
+
+def pairs_scaled_past(model: ModelConfig, factor: float, seq_len=None) -> int:
+    """Pairs of a model slowed down by more than ``factor``."""
+    return int((model_scale_factors(model, seq_len) > factor).sum())
+
+
+def llama3_wavelength_bounds(model: ModelConfig) -> tuple[float, float]:
+    """Llama 3 wavelength bounds (L0 / high_freq_factor, L0 / low_freq_factor)."""
+    params = model.rope_scaling
+    original = params["original_max_position_embeddings"]
+    return original / params["high_freq_factor"], original / params["low_freq_factor"]
+
+
+def position_ops_share(model: ModelConfig, seq_len: int) -> float:
+    """:func:`position_ops_per_token` as a share of one layer's QK^T for a token."""
+    ops = position_ops_per_token(model, seq_len)
+    return ops / score_ops_per_token(model, seq_len)
+
+
+def t5_exact_distances(model: ModelConfig) -> int:
+    """Distances below this get one T5 bucket each (encoder: buckets / 2 / 2)."""
+    return model.extra["relative_attention_num_buckets"] // 4
+
+
+def fine_tune_tokens(steps: int, batch: int, tokens_per_sequence: int) -> int:
+    """Tokens a fine-tuning run reads: steps x batch x sequence length."""
+    return steps * batch * tokens_per_sequence
+
+
+BOOK_PAGES, WORDS_PER_PAGE, WORDS_PER_TOKEN = 300, 300, 0.75  # assumptions
+
+
+def book_words() -> int:
+    """Words in the page-09 book: BOOK_PAGES x WORDS_PER_PAGE."""
+    return BOOK_PAGES * WORDS_PER_PAGE
+
+
+def book_tokens() -> float:
+    """Tokens of the page-09 book at WORDS_PER_TOKEN."""
+    return tokens_for_words(book_words(), WORDS_PER_TOKEN)
+
+
+def training_share(tokens: float, pretraining_tokens: float) -> float:
+    """Share of the pre-training tokens that ``tokens`` are."""
+    return tokens / pretraining_tokens
+
+
+def extended_length(model: ModelConfig, factor: int = 2) -> int:
+    """``factor`` times a model's configured context."""
+    return factor * model.max_position_embeddings
+
+
+def windows_needed(tokens: float, window: int) -> int:
+    """Windows of ``window`` tokens that ``tokens`` tokens fill."""
+    return math.ceil(tokens / window)
+
+
+def retrieved_tokens(chunk: int, top_k: int = 5) -> int:
+    """Tokens of text that top-k retrieval of ``chunk``-token chunks sends."""
+    return top_k * chunk
+
+
+def attention_work_ratio(tokens: float, other_tokens: float) -> float:
+    """How much more QK^T work ``tokens`` need than ``other_tokens``: ratio squared."""
+    return (tokens / other_tokens) ** 2
+
+
+def models_with_ceiling(tokens: int) -> list[ModelConfig]:
+    """The models whose :func:`context_ceiling` is at least ``tokens``."""
+    return [m for m in MODELS.values() if (context_ceiling(m).tokens or 0) >= tokens]

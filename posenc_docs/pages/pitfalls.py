@@ -108,8 +108,23 @@ def sinusoid_table(positions, d: int, variant: str = "paper", base=10000.0):
 
 
 # --8<-- [start:offset_similarity_spread]
-def offset_similarity_spread(k: int, d: int, variant: str, n_starts: int = 2048):
-    r"""Largest minus smallest ``PE(p) . PE(p + k)`` over p = 0..n_starts-1.
+def variant_similarity(starts, k, d: int, variant: str = "paper") -> np.ndarray:
+    """``PE(p) . PE(p + k)`` with each variant's exponents, for every start p."""
+    starts = np.asarray(starts)
+    a = sinusoid_table(starts, d, variant)  # (..., d)
+    b = sinusoid_table(starts + k, d, variant)
+    return np.einsum("...d,...d->...", a, b)
+
+
+def offset_similarity_spread(offsets, d: int, variant: str = "paper", starts=2048):
+    r"""Largest spread, over the starts p, of ``PE(p) . PE(p + k)``, for any k.
+
+    Parameters
+    ----------
+    offsets : int or sequence of int
+        The offsets k.
+    starts : int or sequence of int
+        The starts p: ``0 .. starts-1`` for an int.
 
     Notes
     -----
@@ -117,11 +132,10 @@ def offset_similarity_spread(k: int, d: int, variant: str, n_starts: int = 2048)
     whatever p is. Any variant whose sine and cosine disagree on a frequency makes
     the similarity depend on where the pair sits, not only on the offset.
     """
-    starts = np.arange(n_starts)
-    a = sinusoid_table(starts, d, variant)  # (n_starts, d)
-    b = sinusoid_table(starts + k, d, variant)
-    dots = np.einsum("pd,pd->p", a, b)  # (n_starts,)
-    return float(dots.max() - dots.min())
+    p = np.arange(starts) if np.ndim(starts) == 0 else np.asarray(starts)
+    k = np.atleast_1d(np.asarray(offsets))
+    dots = variant_similarity(p[:, None], k[None, :], d, variant)  # (P, K)
+    return float(np.ptp(dots, axis=0).max())
 
 
 # --8<-- [end:offset_similarity_spread]
@@ -148,7 +162,7 @@ def concatenated_encoding(positions, d: int, base=10000.0) -> np.ndarray:
     The same d/2 angles $pos\,\omega_i$ as the paper, all sines first and then
     all cosines, instead of alternating sin, cos per pair.
     """
-    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    omega = rope.inv_freq(d, base)  # (d/2,)
     angle = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)
     return np.concatenate([np.sin(angle), np.cos(angle)], axis=-1)
 
@@ -179,7 +193,7 @@ def layout_equivalence(d: int = 64, n_positions: int = 128, seed: int = 0):
     rng = np.random.default_rng(seed)
     positions = np.arange(n_positions)
     inter, concat = encode(positions, d), concatenated_encoding(positions, d)
-    perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+    perm = rope.interleaved_to_half_permutation(d)  # even dimensions first
     tokens = rng.standard_normal((n_positions, d))  # token embeddings E
     w = rng.standard_normal((d, d))  # first linear layer, x @ W
     out_inter = (tokens + inter) @ w

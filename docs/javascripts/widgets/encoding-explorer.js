@@ -39,7 +39,7 @@ export function mount(root) {
     for (let k = 0; k < n; k++) closed[k] = offsetSimilarity(k, omega);
     const q = Float64Array.from({ length: d }, (_, j) => fixedNormal(1, j));
     const key = q.map((x, j) => 0.8 * x + 0.6 * fixedNormal(2, j));
-    const ropeFromZero = Float64Array.from({ length: n }, (_, m) => ropeScore(table, d, q, key, m, 0));
+    const ropeFromZero = ropeScores(q, key, omega, 0, n);
     derived = { omega, table, closed, q, key, ropeFromZero };
     w.rope.panel.dataset.q = JSON.stringify([...q]);
     w.rope.panel.dataset.k = JSON.stringify([...key]);
@@ -92,7 +92,7 @@ export function mount(root) {
   }
 
   function renderRope() {
-    const { d, a, b, base } = state, { q, key, omega } = derived;
+    const { a, b, base } = state, { q, key, omega } = derived;
     const score = dot(rotate(q, b, omega), rotate(key, a, omega));
     const shifted = dot(rotate(q, b + SHIFT, omega), rotate(key, a + SHIFT, omega));
     show(w.rope.score, score, fixed(score, 4));
@@ -100,7 +100,7 @@ export function mount(root) {
     w.rope.where.textContent = `Score, query at ${b}, key at ${a} (m \u2212 n = ${fixed(b - a, 0)}):`;
     w.rope.whereShifted.textContent = `both moved by ${SHIFT}, query at ${b + SHIFT}, key at ${a + SHIFT}:`;
     w.rope.panel.dataset.base = base;
-    drawRope(w.rope.canvas, derived, state, colours, d);
+    drawRope(w.rope.canvas, derived, state, colours);
   }
 
   function renderAlibi() {
@@ -190,16 +190,10 @@ export function mount(root) {
   return { root, redraw: () => render(true), destroy: () => resize.disconnect() };
 }
 
-function ropeScore(table, d, q, key, m, n) {
-  // (R_m q) . (R_n k) with cos/sin read from the sinusoidal table (same frequencies).
-  let sum = 0;
-  for (let i = 0; i < d / 2; i++) {
-    const sm = table[m * d + 2 * i], cm = table[m * d + 2 * i + 1];
-    const sn = table[n * d + 2 * i], cn = table[n * d + 2 * i + 1];
-    const q0 = q[2 * i], q1 = q[2 * i + 1], k0 = key[2 * i], k1 = key[2 * i + 1];
-    sum += (q0 * cm - q1 * sm) * (k0 * cn - k1 * sn) + (q1 * cm + q0 * sm) * (k1 * cn + k0 * sn);
-  }
-  return sum;
+function ropeScores(q, key, omega, keyPosition, count) {
+  // (R_m q) . (R_n k) for m = n .. n + count - 1, n = keyPosition.
+  const rotatedKey = rotate(key, keyPosition, omega);
+  return Float64Array.from({ length: count }, (_, k) => dot(rotate(q, keyPosition + k, omega), rotatedKey));
 }
 
 // ---- DOM ----
@@ -434,14 +428,14 @@ function drawCurve(canvas, { table, closed }, { a, b, d, n }, colours) {
   dotAt(ctx, frame.x(b - a), frame.y(values[b]), colours.a, colours.bg);
 }
 
-function drawRope(canvas, { table, ropeFromZero, q, key }, { a, b, n }, colours, d) {
+function drawRope(canvas, { omega, ropeFromZero, q, key }, { a, b, n }, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
   let lo = Infinity, hi = -Infinity;
   for (const v of ropeFromZero) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
   const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [lo, hi], colours, xLabel: "offset m \u2212 n" });
   polyline(ctx, frame, n, (k) => k, (k) => ropeFromZero[k], { colour: "#8c8c8c", width: 3 });
   const count = n - a;
-  const fromA = Float64Array.from({ length: count }, (_, k) => ropeScore(table, d, q, key, a + k, a));
+  const fromA = ropeScores(q, key, omega, a, count);
   polyline(ctx, frame, count, (k) => k, (k) => fromA[k], { colour: colours.b, width: 1.5, dash: [6, 4] });
   if (b >= a) dotAt(ctx, frame.x(b - a), frame.y(fromA[b - a]), colours.a, colours.bg);
 }

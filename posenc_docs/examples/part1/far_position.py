@@ -1,6 +1,6 @@
 """PE(50,000) is a valid vector, and unlike every vector seen in training."""
 
-from posenc_docs.pages.part1 import nearest_training_cosine, phase_gap
+from posenc_docs.pages.part1 import nearest_training_cosine, pairs_beyond, phase_gap
 
 d = 512
 for train_len in (512, 2048):
@@ -8,6 +8,6 @@ for train_len in (512, 2048):
     for pos in (train_len, 50_000):
         cosine = nearest_training_cosine(pos, train_len, d)
         gap = phase_gap(pos, train_len, d)  # (256,) radians beyond training
-        far = int((gap > 0.5).sum())
+        far = pairs_beyond(pos, train_len, d, radians=0.5)
         print(f"  PE({pos:,}): closest training row has cosine {cosine:.3f}")
         print(f"    {far} pairs > 0.5 rad from any angle seen; worst {gap.max():.2f}")

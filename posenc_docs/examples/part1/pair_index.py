@@ -1,8 +1,10 @@
 """Pair index i versus dimension index j in the exponent, at d = 8."""
 
+from functools import partial
+
 import numpy as np
 
-from posenc_docs.pages.part1 import encode_with_dimension_index
+from posenc_docs.pages.pitfalls import sinusoid_table
 from posenc_docs.sinusoidal import encode
 
 d = 8
@@ -14,6 +16,7 @@ print("right: 2i/d       ", 2 * pair / d)
 print("wrong: 2j/d       ", 2 * dims / d)
 
 print("\nPE(a) . PE(a + 1) for a = 7 and a = 30:")
-for name, pe in [("right", encode), ("wrong", encode_with_dimension_index)]:
+wrong = partial(sinusoid_table, variant="doubled")  # exponent 2j/d, j the dimension
+for name, pe in [("right", encode), ("wrong", wrong)]:
     near, far = pe(7, d) @ pe(8, d), pe(30, d) @ pe(31, d)
     print(f"  {name}: {near:.4f} and {far:.4f}")

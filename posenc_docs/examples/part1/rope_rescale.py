@@ -1,7 +1,7 @@
 """Stretching RoPE from 8,192 to 131,072 tokens (s = 16), head dim 128."""
 
 from posenc_docs import scaling
-from posenc_docs.pages.part1 import angle_overshoot
+from posenc_docs.pages.part1 import angle_overshoot, pairs_overshooting
 from posenc_docs.rope import inv_freq
 
 d, base, trained, s = 128, 10000.0, 8192, 16
@@ -18,5 +18,5 @@ print(f"{'':<24} radians per token  pairs past their  worst")
 print(f"{'':<24} (fastest pair)     trained angles    overshoot")
 for name, freqs in methods.items():
     over = angle_overshoot(freqs, theta, trained, target)  # (64,)
-    past = int((over > 1 + 1e-9).sum())
+    past = pairs_overshooting(freqs, theta, trained, target)
     print(f"{name:<24} {freqs[0]:<18.4f} {past:<17} {over.max():.2f}x")

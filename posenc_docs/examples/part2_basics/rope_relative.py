@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from posenc_docs.pages.part2_basics import rope_matrix
-from posenc_docs.rope import apply_rope, apply_rope_complex
+from posenc_docs.rope import apply_rope, apply_rope_complex, rotation_matrix
 
 rng = np.random.default_rng(1)
 d = 64
@@ -21,7 +20,8 @@ for m, n in [(5, 2), (105, 102), (10_005, 10_002), (5, 3)]:
     print(f"m = {m:>6}, n = {n:>6}: q_m . k_n = {rotated_score(m, n):+.10f}")
 
 # Why: R_m^T R_n is the single rotation R_(n-m).
-gap = np.abs(rope_matrix(5, d).T @ rope_matrix(2, d) - rope_matrix(-3, d)).max()
+R = rotation_matrix  # (d, d), interleaved layout
+gap = np.abs(R(5, d).T @ R(2, d) - R(-3, d)).max()
 print(f"max |R_5^T R_2 - R_-3| = {gap:.1e}")
 
 # Meta's complex form rotates exactly the same way.

@@ -1,6 +1,7 @@
 """Page 06: the head-to-head table, printed as Markdown from the model configs."""
 
 from posenc_docs.pages import models, part2_extension
+from posenc_docs.pages.format import markdown_table
 
 llama2, mpt, t5 = (
     models.get("Llama-2-7B"),
@@ -90,13 +91,5 @@ costs = [
 ]  # fmt: skip
 
 
-def print_table(rows):
-    for k, row in enumerate(rows):
-        print("| " + " | ".join(row) + " |")
-        if k == 0:
-            print("|" + "---|" * len(row))
-    print()
-
-
-print_table(mechanics)
-print_table(costs)
+for header, *rows in (mechanics, costs):
+    print(markdown_table(header, rows, align="---"), end="\n\n")

@@ -1,12 +1,17 @@
 """Page 09: each model's context ceiling from its config, against a 300-page book."""
 
-import math
-
 from posenc_docs.pages import models
-from posenc_docs.pages.part2_extension import context_ceiling, tokens_for_words
+from posenc_docs.pages.format import markdown_table
+from posenc_docs.pages.part2_extension import (
+    BOOK_PAGES,
+    WORDS_PER_PAGE,
+    WORDS_PER_TOKEN,
+    book_tokens,
+    context_ceiling,
+    windows_needed,
+)
 
-PAGES, WORDS_PER_PAGE, WORDS_PER_TOKEN = 300, 300, 0.75  # assumptions, stated
-book = tokens_for_words(PAGES * WORDS_PER_PAGE, WORDS_PER_TOKEN)
+book = book_tokens()  # the assumptions are stated in the first line printed
 
 
 def arithmetic(model, c):
@@ -35,19 +40,17 @@ def arithmetic(model, c):
 
 
 print(
-    f"Book: {PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
+    f"Book: {BOOK_PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
     f"words/token = {book:,.0f} tokens\n"
 )
-print("| Model | Scheme | From the config | Ceiling | Windows for the book |")
-print("|---|---|---|---|---|")
+rows = []
 for model in models.MODELS.values():
     c = context_ceiling(model)
     tokens = c.tokens or model.extra.get("train_length")
     limit = "—" if tokens is None else f"{tokens:,}"
     if model.scheme == "learned":
         limit += " (hard)"
-    windows = "—" if tokens is None else f"{math.ceil(book / tokens):,}"
-    print(
-        f"| {model.name} | {model.scheme} | {arithmetic(model, c)} | {limit} "
-        f"| {windows} |"
-    )
+    windows = "—" if tokens is None else f"{windows_needed(book, tokens):,}"
+    rows.append([model.name, model.scheme, arithmetic(model, c), limit, windows])
+header = ["Model", "Scheme", "From the config", "Ceiling", "Windows for the book"]
+print(markdown_table(header, rows, align="---"))

@@ -1,6 +1,7 @@
 """Page 06: which published model uses which scheme, and the config that says so."""
 
 from posenc_docs.pages import models
+from posenc_docs.pages.format import markdown_table
 
 
 def evidence(model):
@@ -23,7 +24,6 @@ def evidence(model):
     )
 
 
-print("| Model | Scheme | Evidence in the config | Source |")
-print("|---|---|---|---|")
-for model in models.MODELS.values():
-    print(f"| {model.name} | {model.scheme} | {evidence(model)} | {model.source} |")
+header = ["Model", "Scheme", "Evidence in the config", "Source"]
+rows = [[m.name, m.scheme, evidence(m), m.source] for m in models.MODELS.values()]
+print(markdown_table(header, rows, align="---"))
