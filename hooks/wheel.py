@@ -40,7 +40,8 @@ def build_dist(project_dir: Path, out_dir: Path, *formats: str) -> list[Path]:
     command += [f"--{name}" for name in formats] + [project_dir]
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0:
-        raise PluginError(f"building the package failed:\n{result.stdout[-3000:]}")
+        log = (result.stdout + result.stderr)[-3000:]
+        raise PluginError(f"building the package failed:\n{log}")
     return sorted(Path(out_dir).iterdir())
 
 
@@ -90,9 +91,8 @@ def with_install_pointer(page_html: str, install_url: str) -> str:
 
 def on_files(files, config):
     project_dir = Path(config.config_file_path).parent
-    for src_uri, content in wheel_files(
-        project_dir, project_dir / ".cache" / "wheel"
-    ).items():
+    generated = wheel_files(project_dir, project_dir / ".cache" / "wheel")
+    for src_uri, content in generated.items():
         files.append(File.generated(config, src_uri, content=content))
     return files
 

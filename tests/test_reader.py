@@ -7,7 +7,6 @@ downloadable notebook and the lab's command line there.
 """
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -21,17 +20,10 @@ import pytest
 
 from posenc_docs.pages.install import WHEEL, WHEEL_PATH
 from tests.conftest import ROOT
+from tests.test_hooks import load
 from tests.test_site_build import reader_code
 
-
-def load_hook(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "hooks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wheel_hook = load_hook("wheel")
+wheel_hook = load("wheel")
 
 
 def project_files(*names: str) -> list[str]:
