@@ -110,6 +110,11 @@ def test_site_serves_the_wheel_the_install_page_links(site_dir):
     )
     links = {a["href"] for a in install.select("article a[href$='.whl']")}
     assert {(site_dir / "install" / href).resolve() for href in links} == {wheel}
+    with zipfile.ZipFile(wheel) as archive:
+        meta = archive.read(next(n for n in archive.namelist() if "METADATA" in n))
+    requires = re.findall(r"^Requires-Dist: ([^;\n]+)", meta.decode(), re.MULTILINE)
+    listed = [code.get_text() for code in install.select("article td:first-child code")]
+    assert sorted(listed) == sorted(r.strip() for r in requires)
     assert not (ROOT / "docs" / "downloads").exists()
 
 

@@ -29,8 +29,9 @@ def requirements_table() -> str:
     rows = []
     for line in requirements():
         requirement, _, marker = line.partition(";")
-        extra = marker.split("==")[-1].strip(" '\"") if marker else "always"
-        rows.append((f"`{requirement.strip()}`", extra))
+        extra = marker.split("==")[-1].strip(" '\"") if marker else ""
+        needed = f"with the `{extra}` extra" if extra else "always"
+        rows.append((f"`{requirement.strip()}`", needed))
     return markdown_table(["Requirement", "Needed"], rows, align=":---")
 
 
