@@ -13,11 +13,12 @@ ifndef SITE_DIR
 SITE_DIR := $(shell mktemp -d -u /tmp/posenc-site.XXXXXX)
 endif
 
-.PHONY: help install serve build lint unit browser test clean
+.PHONY: help install serve build dist lint unit browser test clean
 
 help:
 	@echo "make serve  - install everything and serve the site on http://127.0.0.1:8000"
 	@echo "make test   - lint, unit tests, strict build, browser tests"
+	@echo "make dist   - build the package's sdist and wheel into dist/"
 
 $(INSTALLED): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +38,11 @@ serve: install
 
 build: install
 	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
+
+# The same reproducible wheel the site serves at downloads/ (see hooks/wheel.py).
+dist: $(INSTALLED)
+	rm -rf dist
+	$(BIN)/python hooks/wheel.py dist
 
 $(CHROMIUM):
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -62,4 +68,4 @@ browser: install $(CHROMIUM)
 test: lint unit browser
 
 clean:
-	rm -rf $(VENV) node_modules site .cache
+	rm -rf $(VENV) node_modules site .cache dist

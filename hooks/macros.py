@@ -8,7 +8,8 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   x 10^-5 (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
   ``learned``, ``attention``), the page-support modules (``part1``,
-  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``) and ``lab``;
+  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``, ``install``)
+  and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
   values, taken from the parameters of the figures it replaces.
@@ -18,7 +19,14 @@ import posixpath
 
 from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
 from posenc_docs.figures.spec import THEMES, figure_path
-from posenc_docs.pages import models, part1, part2_basics, part2_extension, pitfalls
+from posenc_docs.pages import (
+    install,
+    models,
+    part1,
+    part2_basics,
+    part2_extension,
+    pitfalls,
+)
 from posenc_docs.pages.format import count, fixed, mantissa, percent
 
 NAMESPACE = {
@@ -33,6 +41,7 @@ NAMESPACE = {
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
     "models": models,
+    "install": install,
     "lab": lab,
 }
 

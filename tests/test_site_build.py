@@ -3,8 +3,10 @@ code block a reader copies runs as copied."""
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,48 @@ def test_every_copyable_block_runs_in_page_order(site_dir, html_pages, tmp_path)
         assert result.returncode == 0, f"{page}:\n{result.stderr[-3000:]}"
         ran += len(blocks)
     assert ran >= 3
+
+
+def test_site_serves_the_wheel_the_install_page_links(site_dir):
+    from posenc_docs.pages.install import WHEEL_PATH
+
+    wheel = site_dir / WHEEL_PATH
+    assert zipfile.ZipFile(wheel).testzip() is None
+    install = BeautifulSoup(
+        (site_dir / "install/index.html").read_text(), "html.parser"
+    )
+    links = {a["href"] for a in install.select("article a[href$='.whl']")}
+    assert {(site_dir / "install" / href).resolve() for href in links} == {wheel}
+    with zipfile.ZipFile(wheel) as archive:
+        meta = archive.read(next(n for n in archive.namelist() if "METADATA" in n))
+    requires = re.findall(r"^Requires-Dist: ([^;\n]+)", meta.decode(), re.MULTILINE)
+    listed = [code.get_text() for code in install.select("article td:first-child code")]
+    assert sorted(listed) == sorted(r.strip() for r in requires)
+    assert not (ROOT / "docs" / "downloads").exists()
+
+
+def test_pages_whose_code_imports_the_package_point_to_the_install_page(
+    site_dir, html_pages
+):
+    pointed = set()
+    for page in html_pages:
+        html = (site_dir / page).read_text()
+        code = "\n".join(reader_code(html))
+        pointer = BeautifulSoup(html, "html.parser").select("p.posenc-install a")
+        if re.search(r"^\s*(from|import) posenc_docs\b", code, re.MULTILINE):
+            assert len(pointer) == 1, page
+        if pointer:
+            target = (site_dir / page.parent / pointer[0]["href"]).resolve()
+            assert target == site_dir / "install", page
+            pointed.add(page.parent.as_posix())
+    assert {"part2/04-rope", "notebooks/sinusoidal_tour", "lab"} <= pointed
+    assert not pointed & {".", "install", "api/rope", "part2/12-references"}
+
+
+def test_no_page_sends_readers_to_the_package_index(site_dir, html_pages):
+    for page in html_pages:
+        text = BeautifulSoup((site_dir / page).read_text(), "html.parser").get_text()
+        assert "pypi.org/project/posenc" not in text.lower(), page
+        for command in re.findall(r"pip install\s+(.+)", text):
+            if "posenc" in command:  # only by URL, file or clone
+                assert "/" in command or command.startswith("."), (page, command)

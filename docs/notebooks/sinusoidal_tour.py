@@ -12,8 +12,9 @@
 # # Sinusoidal encoding, hands on
 #
 # This notebook runs every time the site is built, so the outputs below are
-# current. Download it (the link at the top of the page) and run it with
-# `pip install posenc_docs` or from a checkout of the site.
+# current. Download it (the link at the top of the page) and run it with the
+# `posenc_docs` wheel this site serves installed (its Install page has the
+# command), or from a checkout of the site.
 
 # %%
 import numpy as np

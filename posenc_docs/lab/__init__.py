@@ -6,8 +6,10 @@ of a synthetic Markov language (:mod:`posenc_docs.lab.data`) and evaluated on
 sequences up to 16 L long; the RoPE model is also evaluated with position
 interpolation, NTK-aware scaling and YaRN.
 
-``python -m posenc_docs.lab`` reruns everything and rewrites ``results.json``
-in this package. Importing the package does not import torch: the site reads
+``python -m posenc_docs.lab`` reruns everything and writes ``results.json`` to
+the current directory (``--out`` elsewhere; never into the installed package).
+The committed run ships in the package and is read with importlib.resources.
+Importing the package does not import torch: the site reads
 the results, the paper's numbers and the page's tables through
 :mod:`posenc_docs.lab.results`, :mod:`posenc_docs.lab.paper` and
 :mod:`posenc_docs.lab.tables` on every build.

@@ -1,4 +1,4 @@
-"""``python -m posenc_docs.lab``: rerun the lab and rewrite results.json."""
+"""``python -m posenc_docs.lab``: rerun the lab (``--help`` says where it writes)."""
 
 from posenc_docs.lab.run import main
 

@@ -1,20 +1,27 @@
-"""Run the whole lab and write ``results.json``: ``python -m posenc_docs.lab``."""
+"""Run the whole lab and write ``results.json``: ``python -m posenc_docs.lab``.
 
+Results go to ``--out`` (default ``results.json`` in the current directory), never
+into the installed package; in a clone, ``--out posenc_docs/lab/results.json``
+replaces the committed run the site quotes.
+"""
+
+import argparse
 import json
 import math
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from posenc_docs.lab import data
-from posenc_docs.lab.config import Config, to_dict
+from posenc_docs.lab.config import FULL, SMOKE, Config, to_dict
 from posenc_docs.lab.runinfo import Clock, provenance
 from posenc_docs.lab.train import evaluate, make_model, train, use_rope_scaling
 
-DEFAULT_OUT = Path(__file__).with_name("results.json")
+DEFAULT_OUT = Path("results.json")  # in the current directory
 
 
 def source_summary(table: np.ndarray, config: Config) -> dict:
@@ -61,7 +68,7 @@ def run_scalings(rope_model, config, stream, log) -> dict:
     return out
 
 
-def run(config: Config, out: Path | None = DEFAULT_OUT, log=print) -> dict:
+def run(config: Config, out: Path | None = None, log=print) -> dict:
     """Train every scheme at L, evaluate up to 16 L, write the results as JSON."""
     clock = Clock()
     torch.set_num_threads(config.threads)
@@ -93,21 +100,36 @@ def run(config: Config, out: Path | None = DEFAULT_OUT, log=print) -> dict:
     return results
 
 
-def main(argv=None) -> None:
-    """Command line: ``--smoke`` for the seconds-long configuration, ``--out``."""
-    import argparse
-    from dataclasses import replace
 
-    from posenc_docs.lab.config import FULL, SMOKE
 
-    parser = argparse.ArgumentParser(prog="python -m posenc_docs.lab")
+def command_line() -> argparse.ArgumentParser:
+    """``--smoke``, ``--out`` and ``--threads``; the help says where results go."""
+    parser = argparse.ArgumentParser(
+        prog="python -m posenc_docs.lab",
+        description="Train tiny transformers at one length, evaluate them at up to "
+        "16 times that length. Needs only numpy and torch.",
+        epilog="Nothing is written into the installed package. In a clone, "
+        "--out posenc_docs/lab/results.json replaces the committed run.",
+    )
     parser.add_argument("--smoke", action="store_true", help="tiny, seconds-long run")
-    parser.add_argument("--out", type=Path, default=None, help="where to write JSON")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"where to write the results as JSON (default: ./{DEFAULT_OUT} for a "
+        "full run; a --smoke run writes only when --out is given)",
+    )
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> None:
+    """Run the configuration the command line asks for and say where it went."""
+    args = command_line().parse_args(argv)
     config = SMOKE if args.smoke else FULL
     if args.threads is not None:
         config = replace(config, threads=args.threads)
     out = args.out or (None if args.smoke else DEFAULT_OUT)
     results = run(config, out, log=lambda msg: print(msg, flush=True))
-    print(f"done in {results['provenance']['run_seconds']} s -> {out}", file=sys.stderr)
+    where = f"wrote {out.resolve()}" if out else "nothing written (no --out)"
+    print(f"done in {results['provenance']['run_seconds']} s; {where}", file=sys.stderr)

@@ -13,8 +13,14 @@ import posenc_docs
 
 
 def git_commit() -> tuple[str, bool]:
-    """``git rev-parse HEAD`` of this checkout and whether files differ from it."""
+    """``git rev-parse HEAD`` of this checkout and whether files differ from it.
+
+    An installed wheel is no checkout: ``("unknown", False)``, even when the
+    environment it is installed in lies inside some other git repository.
+    """
     root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():  # a directory, or a file in a worktree
+        return "unknown", False
     try:
         head = subprocess.run(
             ["git", "rev-parse", "HEAD"],

@@ -1,0 +1,230 @@
+"""A reader's route: install the wheel the site serves, then run what the site shows.
+
+The unit tests build the wheel as the site build does and check what is in it; the
+build tests serve the built site, ``pip install`` the wheel by its URL into a fresh
+venv holding only NumPy and torch, and run every copyable block of every page, each
+downloadable notebook and the lab's command line there.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+
+from posenc_docs.pages.install import WHEEL, WHEEL_PATH
+from tests.conftest import ROOT
+from tests.test_hooks import load
+from tests.test_site_build import reader_code
+
+wheel_hook = load("wheel")
+
+
+def project_files(*names: str) -> list[str]:
+    """Files git would commit under ``posenc_docs`` (and ``names``): what hatchling
+    picks, since it skips what ``.gitignore`` ignores."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
+        + ["posenc_docs", *names],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [name for name in listed.stdout.split() if (ROOT / name).is_file()]
+
+
+def copy_package(destination: Path, reverse: bool) -> Path:
+    """What the wheel is built from, written in forward or reverse file order."""
+    names = ["pyproject.toml", "README.md", ".gitignore"]
+    for name in sorted(project_files(*names), reverse=reverse):
+        (destination / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, destination / name)
+    return destination
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> bytes:
+    project = copy_package(tmp_path_factory.mktemp("forward"), reverse=False)
+    files = wheel_hook.wheel_files(project, tmp_path_factory.mktemp("cache"))
+    assert list(files) == [WHEEL_PATH]
+    return files[WHEEL_PATH]
+
+
+def test_wheel_holds_the_package_and_nothing_else(wheel):
+    names = zipfile.ZipFile(BytesIO(wheel)).namelist()
+    tracked = project_files()
+    info = f"posenc_docs-{WHEEL.split('-')[1]}.dist-info/"
+    assert set(names) == set(tracked) | {
+        info + n for n in ("METADATA", "WHEEL", "RECORD")
+    }
+    assert {"posenc_docs/py.typed", "posenc_docs/lab/results.json"} <= set(names)
+
+
+def test_wheel_metadata_names_numpy_and_torch_and_an_optional_matplotlib(wheel):
+    archive = zipfile.ZipFile(BytesIO(wheel))
+    meta = archive.read(next(n for n in archive.namelist() if n.endswith("METADATA")))
+    lines = meta.decode().splitlines()
+    requires = [
+        line.split(": ", 1)[1] for line in lines if line.startswith("Requires-Dist")
+    ]
+    assert [r.split(">")[0] for r in requires] == ["numpy", "torch", "matplotlib"]
+    assert requires[-1].endswith("extra == 'figures'")
+    assert "License-Expression: MIT" in lines and "Classifier: Typing :: Typed" in lines
+
+
+def test_wheel_bytes_do_not_depend_on_file_order_or_times(wheel, tmp_path):
+    project = copy_package(tmp_path / "reverse", reverse=True)
+    os.utime(project / "posenc_docs" / "__init__.py", (0, 0))
+    again = wheel_hook.wheel_files(project, tmp_path / "cache")[WHEEL_PATH]
+    assert hashlib.sha256(again).hexdigest() == hashlib.sha256(wheel).hexdigest()
+    stamps = {i.date_time for i in zipfile.ZipFile(BytesIO(wheel)).infolist()}
+    assert stamps == {(2026, 1, 1, 0, 0, 0)}  # SOURCE_DATE_EPOCH, not the files'
+
+
+def test_make_dist_builds_the_same_wheel_from_its_sdist(wheel, tmp_path):
+    project = copy_package(tmp_path / "project", reverse=False)
+    built = wheel_hook.build_dist(project, tmp_path / "dist")
+    assert [p.name for p in built] == [WHEEL, WHEEL.split("-py3")[0] + ".tar.gz"]
+    assert built[0].read_bytes() == wheel
+
+
+def test_importing_the_package_loads_numpy_and_torch_and_nothing_else():
+    script = """
+import pathlib, sys
+import numpy, torch
+before = {name.split(".")[0] for name in sys.modules}
+import posenc_docs
+top = pathlib.Path(posenc_docs.__file__).parent
+for path in sorted(top.rglob("*.py")):
+    parts = path.relative_to(top.parent).with_suffix("").parts
+    if parts[1] not in ("figures", "examples") and parts[-1] != "__main__":
+        __import__(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+new = {name.split(".")[0] for name in sys.modules} - before
+print(sorted(new - set(sys.stdlib_module_names) - {"posenc_docs"}))
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "[]"
+
+
+def test_install_pointer_goes_under_the_title_of_pages_that_import_the_package():
+    code = '<pre><span></span><code><span class="kn">from</span> <span class="nn">'
+    page = f"<h1>T</h1><p>x</p>{code}posenc_docs.rope</span> import x</code></pre>"
+    other = f"<h1>T</h1><p><code>posenc_docs</code></p>{code}numpy</span></code></pre>"
+    assert wheel_hook.imports_package(page)
+    assert not wheel_hook.imports_package(other)
+    with_pointer = wheel_hook.with_install_pointer(page, "../install/")
+    assert with_pointer.startswith('<h1>T</h1>\n<p class="posenc-install">')
+    assert 'href="../install/"' in with_pointer
+
+
+# The reader's venv: NumPy and torch at the lock's pins, from pip's usual sources
+# (this machine resolves torch to a local CPU wheel). Cached under .cache/ by the
+# pins; the wheel is installed into it afresh on every run.
+def lock_pins(names=("numpy", "torch")) -> list[str]:
+    lines = (ROOT / "requirements.lock").read_text().splitlines()
+    return [line for line in lines if line.split("==")[0].lower() in names]
+
+
+def make_reader_venv() -> Path:
+    pins = lock_pins()
+    key = hashlib.sha256(json.dumps([sys.version, pins]).encode()).hexdigest()[:16]
+    venv = ROOT / ".cache" / "reader-venv" / key
+    if (venv / "ready").is_file():
+        return venv
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "-c", ROOT / "requirements.lock", *pins], check=True)
+    (venv / "ready").write_text("\n".join(pins) + "\n")
+    return venv
+
+
+def in_venv(venv: Path, *args, cwd: Path, timeout: int = 300):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.run(
+        [venv / "bin" / "python", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def reader(site_url, tmp_path_factory) -> Path:
+    """The reader's venv with the wheel just installed from the served site."""
+    venv, home = make_reader_venv(), tmp_path_factory.mktemp("reader")
+    in_venv(venv, "-m", "pip", "uninstall", "-y", "-q", "posenc_docs", cwd=home)
+    url = f"{site_url}/{WHEEL_PATH}"
+    result = in_venv(venv, "-m", "pip", "install", "--no-cache-dir", url, cwd=home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return venv
+
+
+@pytest.mark.build
+def test_reader_venv_has_only_numpy_torch_and_the_wheel(reader, tmp_path):
+    listed = in_venv(reader, "-m", "pip", "list", "--format=json", cwd=tmp_path)
+    installed = {d["name"].lower().replace("_", "-") for d in json.loads(listed.stdout)}
+    assert {"numpy", "torch", "posenc-docs"} <= installed
+    assert not installed & {"matplotlib", "mkdocs", "pytest", "beautifulsoup4"}
+    where = in_venv(
+        reader, "-I", "-c", "import posenc_docs as p; print(p.__file__)", cwd=tmp_path
+    )
+    assert Path(where.stdout.strip()).is_relative_to(reader), (
+        where.stdout + where.stderr
+    )
+
+
+@pytest.mark.build
+def test_every_copyable_block_runs_from_the_installed_wheel(
+    reader, site_dir, html_pages, tmp_path
+):
+    ran = 0
+    for page in html_pages:
+        blocks = reader_code((site_dir / page).read_text())
+        if blocks:
+            script = tmp_path / (page.parent.as_posix().replace("/", "_") + ".py")
+            script.write_text("\n\n".join(blocks))
+            result = in_venv(reader, "-I", script, cwd=tmp_path)
+            assert result.returncode == 0, f"{page}:\n{result.stderr[-3000:]}"
+            ran += len(blocks)
+    assert ran >= 50
+
+
+@pytest.mark.build
+def test_downloadable_notebooks_run_from_the_installed_wheel(
+    reader, site_dir, tmp_path
+):
+    notebooks = sorted((site_dir / "notebooks").glob("*/*.py"))
+    assert len(notebooks) >= 2
+    for notebook in notebooks:
+        result = in_venv(reader, "-I", notebook, cwd=tmp_path)
+        assert result.returncode == 0, f"{notebook.name}:\n{result.stderr[-3000:]}"
+
+
+@pytest.mark.build
+def test_lab_runs_from_the_installed_wheel_and_writes_only_where_told(reader, tmp_path):
+    lab = in_venv(reader, "-I", "-m", "posenc_docs.lab", "--help", cwd=tmp_path)
+    assert lab.returncode == 0 and "--out" in lab.stdout, lab.stderr
+    assert "Nothing is written into the installed package" in lab.stdout
+    package = next((reader / "lib").glob("python*/site-packages/posenc_docs"))
+    before = {p: p.stat().st_mtime_ns for p in package.rglob("*") if p.suffix != ".pyc"}
+    out = tmp_path / "smoke.json"
+    args = ["-I", "-m", "posenc_docs.lab", "--smoke", "--out", out]
+    smoke = in_venv(reader, *args, cwd=tmp_path)
+    assert smoke.returncode == 0, smoke.stderr[-3000:]
+    assert set(json.loads(out.read_text())["runs"]) >= {"rope", "alibi"}
+    after = {p: p.stat().st_mtime_ns for p in package.rglob("*") if p.suffix != ".pyc"}
+    assert after == before
