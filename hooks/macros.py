@@ -6,7 +6,8 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   to a whole number with thousands separators (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
   ``learned``, ``attention``), the page-support modules (``part1``,
-  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``) and ``lab``;
+  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``), ``quoted``
+  (figures copied from papers, each with its table) and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text.
 """
@@ -15,7 +16,14 @@ import posixpath
 
 from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
 from posenc_docs.figures.spec import THEMES, figure_path
-from posenc_docs.pages import models, part1, part2_basics, part2_extension, pitfalls
+from posenc_docs.pages import (
+    models,
+    part1,
+    part2_basics,
+    part2_extension,
+    pitfalls,
+    quoted,
+)
 from posenc_docs.pages.format import count, fixed
 
 NAMESPACE = {
@@ -30,6 +38,7 @@ NAMESPACE = {
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
     "models": models,
+    "quoted": quoted,
     "lab": lab,
 }
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from posenc_docs import alibi, rope, sinusoidal
+from posenc_docs._checks import checked_int
 from posenc_docs.pages.format import markdown_table
 
 
@@ -177,3 +178,16 @@ def rope_decay_range(start: int, stop: int, d: int = 128, base: float = 10000.0)
     """Smallest and largest :func:`rope_decay_bound` over distances start..stop."""
     bound = rope_decay_bound(np.arange(start, stop + 1), d, base)  # (stop-start+1,)
     return float(bound.min()), float(bound.max())
+
+
+def irope_layers(num_layers: int, no_rope_interval: int = 4) -> list[bool]:
+    """Which layers rotate q and k under Llama 4's iRoPE (True = RoPE layer).
+
+    Notes
+    -----
+    Every ``no_rope_interval``-th layer (1-based) uses no positional encoding
+    at all; the others use RoPE. Meta calls the pattern interleaved RoPE.
+    """
+    num_layers = checked_int("num_layers", num_layers)
+    no_rope_interval = checked_int("no_rope_interval", no_rope_interval)
+    return [(layer + 1) % no_rope_interval != 0 for layer in range(num_layers)]

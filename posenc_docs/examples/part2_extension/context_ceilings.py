@@ -38,8 +38,10 @@ print(
     f"Book: {PAGES} pages × {WORDS_PER_PAGE} words ÷ {WORDS_PER_TOKEN} "
     f"words/token = {book:,.0f} tokens\n"
 )
-print("| Model | Scheme | From the config | Ceiling | Windows for the book |")
-print("|---|---|---|---|---|")
+print(
+    "| Model | Scheme | From the config | Ceiling | Trained at | Windows for the book |"
+)
+print("|---|---|---|---|---|---|")
 for model in models.MODELS.values():
     c = context_ceiling(model)
     tokens = c.tokens or model.extra.get("train_length")
@@ -47,7 +49,8 @@ for model in models.MODELS.values():
     if model.scheme == "learned":
         limit += " (hard)"
     windows = "—" if tokens is None else f"{math.ceil(book / tokens):,}"
+    trained = "—" if model.trained_length is None else f"{model.trained_length:,}"
     print(
         f"| {model.name} | {model.scheme} | {arithmetic(model, c)} | {limit} "
-        f"| {windows} |"
+        f"| {trained} | {windows} |"
     )

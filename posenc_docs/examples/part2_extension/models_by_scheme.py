@@ -1,6 +1,7 @@
 """Page 06: which published model uses which scheme, and the config that says so."""
 
 from posenc_docs.pages import models
+from posenc_docs.pages.part2_extension import extension_method
 
 
 def evidence(model):
@@ -16,7 +17,7 @@ def evidence(model):
         )
     if model.scheme == "alibi":
         return f"ALiBi, {model.num_heads} heads (one slope each)"
-    scaled = model.rope_scaling["rope_type"] if model.rope_scaling else "none"
+    scaled = extension_method(model) or "none"
     return (
         f"rope_theta {model.rope_theta:,.0f}, rotates {model.rotary_dim} of "
         f"{model.head_dim} head dims ({model.rope_layout}), scaling: {scaled}"
