@@ -234,7 +234,6 @@ def tokens_for_words(words: float, words_per_token: float = 0.75) -> float:
 # --8<-- [end:tokens_for_words]
 
 
-# --8<-- [start:extension_method]
 def extension_method(model: ModelConfig) -> str | None:
     """How a RoPE config reaches past its pre-training length, or None.
 
@@ -267,10 +266,6 @@ def extension_census(entries) -> dict[str, list[str]]:
     return census
 
 
-# --8<-- [end:extension_method]
-
-
-# --8<-- [start:alibi_discount]
 def weight_discount(bias: float) -> float:
     r"""Factor by which an additive logit bias of ``-bias`` divides a weight.
 
@@ -290,10 +285,6 @@ def distance_for_bias(slope: float, bias: float) -> float:
     return bias / slope
 
 
-# --8<-- [end:alibi_discount]
-
-
-# --8<-- [start:ramp_comparison]
 def weight_on_original(scaled, original, factor: float) -> np.ndarray:
     r"""Blend weight $w_i$ in $\theta'_i = w_i\theta_i + (1 - w_i)\theta_i/s$.
 
@@ -358,6 +349,3 @@ def ramp_table(model: ModelConfig, alpha: float = 1.0, beta: float = 32.0) -> st
     ]
     header = ("pair i", "turns r = L0/λ", "Llama 3.1", "YaRN paper γ(r)", "HF yarn")
     return markdown_table(header, rows)
-
-
-# --8<-- [end:ramp_comparison]

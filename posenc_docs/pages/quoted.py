@@ -41,7 +41,6 @@ def _pi_ppl(value: float, model: str, window: int) -> Quote:
     return Quote(value, _PI, "Table 1 (LLaMA 7B, PG-19)", f"{model} at {window}")
 
 
-# --8<-- [start:QUOTES]
 QUOTES: dict[str, Quote] = {
     **{
         f"alibi_ppl_{scheme}_{length}": _alibi_ppl(scheme, length)
@@ -50,7 +49,6 @@ QUOTES: dict[str, Quote] = {
     },
     **{f"alibi_speed_{scheme}": _alibi_speed(scheme) for scheme in _ALIBI_PPL},
     "pi_original_2048": _pi_ppl(7.20, "unmodified", 2048),
-    "pi_original_longer_above": _pi_ppl(1e3, "unmodified (lower bound)", 4096),
     "pi_ft_2048": _pi_ppl(7.21, "fine-tuned without PI", 2048),
     "pi_ft_4096": _pi_ppl(7.34, "fine-tuned without PI", 4096),
     "pi_ft_8192": _pi_ppl(7.69, "fine-tuned without PI", 8192),
@@ -72,7 +70,6 @@ QUOTES: dict[str, Quote] = {
         "stages of context growth, 8K to 128K",
     ),
 }  # fmt: skip
-# --8<-- [end:QUOTES]
 
 
 def get(name: str) -> Quote:
