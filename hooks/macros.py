@@ -8,8 +8,8 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   x 10^-5 (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
   ``learned``, ``attention``), the page-support modules (``part1``,
-  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``, ``install``)
-  and ``lab``;
+  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``, ``install``),
+  ``quoted`` (figures copied from papers, each with its table) and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
   values, taken from the parameters of the figures it replaces.
@@ -26,6 +26,7 @@ from posenc_docs.pages import (
     part2_basics,
     part2_extension,
     pitfalls,
+    quoted,
 )
 from posenc_docs.pages.format import count, fixed, mantissa, percent
 
@@ -42,6 +43,7 @@ NAMESPACE = {
     "pitfalls": pitfalls,
     "models": models,
     "install": install,
+    "quoted": quoted,
     "lab": lab,
 }
 

@@ -226,6 +226,7 @@ PRINTS = {
         r"paper: spread\s+0\.000, frozen\s+0 [\s\S]*doubled: spread\s+18\.558, fro"
         r"zen 168 of 512"
     ),
+    "pitfalls/article_section08.py": r"Head-0 bias \[0→3\]: -0\.750",
     "pitfalls/yarn_twice.py": r" 32   1\.3466   1\.8133   1\.8133   3\.2879   1\.8133",
 }
 

@@ -219,3 +219,71 @@ def test_angle_overshoot():
     assert part1.angle_overshoot(ntk, theta, L, s * L)[-1] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="shapes differ"):
         part1.angle_overshoot(theta[:3], theta, L, L)
+
+
+# Issue 13, statement 5: the linear-shift property is a fact, by angle addition
+# (written out per entry here), whatever a model learns to do with it.
+def test_shift_is_linear_by_angle_addition():
+    d, k = 8, 3
+    shift = sinusoidal.shift_matrix(k, d)
+    for pos in (0, 7, 1234):
+        expected = []
+        for i in range(d // 2):
+            w = 10000 ** (-2 * i / d)
+            s, c = math.sin(pos * w), math.cos(pos * w)
+            expected += [
+                math.cos(k * w) * s + math.sin(k * w) * c,
+                -math.sin(k * w) * s + math.cos(k * w) * c,
+            ]
+        shifted = shift @ sinusoidal.encode(pos, d)
+        np.testing.assert_allclose(shifted, expected, atol=1e-9)
+
+
+# Statement 6: the real 8K -> 128K model used the llama3 rule, factor 8 (not the
+# 16-fold length ratio), base 5e5 (meta-llama/Llama-3.1-8B config.json) and about
+# 800B tokens in 6 stages (Llama 3 Herd paper, section 3.4.2).
+def test_llama31_reached_128k_with_llama3_rule_and_long_training():
+    from posenc_docs.pages import models, quoted
+
+    l31 = models.get("Llama-3.1-8B")
+    params = l31.rope_scaling
+    assert (params["rope_type"], params["factor"], l31.rope_theta) == (
+        "llama3",
+        8.0,
+        5e5,
+    )
+    ratio = l31.max_position_embeddings / params["original_max_position_embeddings"]
+    assert ratio == 16 != params["factor"]
+    assert quoted.get("llama3_long_context_tokens").value == 800
+    assert quoted.get("llama3_long_context_stages").value == 6
+    assert "3.4.2" in quoted.cite("llama3_long_context_tokens")
+
+
+# Statement 7: with a causal mask and no positions, word order changes outputs
+# (the signal NoPE models learn from); without the mask it does not.
+def test_causal_mask_alone_makes_order_visible():
+    first, second = "the king is here", "here is the king"
+    assert part1.word_order_gap(first, second, causal=False) < 1e-12
+    assert part1.word_order_gap(first, second, causal=True) > 0.1
+
+
+# Statement 8: RoPE and ALiBi add no vector to the residual stream, but the
+# attention output they produce depends on position from layer 1 on.
+def test_rope_and_alibi_write_position_into_the_stream():
+    rng = np.random.default_rng(0)
+    T, d = 6, 8
+    x = rng.standard_normal((T, d))
+    w_q, w_k, w_v = (rng.standard_normal((d, d)) for _ in range(3))
+    perm = np.array([3, 0, 5, 1, 4, 2])
+    positions = np.arange(T)
+
+    def rotate(q):
+        return rope.apply_rope(q, positions)
+
+    bias = alibi.alibi_bias(1, T, T, causal=False)[0]  # (T, T), -m|i-j|
+    plain = self_attention(x, w_q, w_k, w_v)
+    np.testing.assert_allclose(self_attention(x[perm], w_q, w_k, w_v), plain[perm])
+    for kwargs in ({"rotate": rotate}, {"bias": bias}):
+        out = self_attention(x, w_q, w_k, w_v, **kwargs)
+        moved = self_attention(x[perm], w_q, w_k, w_v, **kwargs)
+        assert np.abs(moved - out[perm]).max() > 1e-3  # depends on the slot

@@ -121,3 +121,16 @@ def test_rope_decay_range_brackets_every_distance_in_it():
     low, high = part2_basics.rope_decay_range(200, 260)
     values = [paper_bound(r) for r in range(200, 261)]
     assert low == pytest.approx(min(values)) and high == pytest.approx(max(values))
+
+
+# Issue 13, statement 10: Llama 4's iRoPE drops the rotation in every fourth
+# layer. Golden: Hugging Face's Llama4TextConfig builds the same pattern.
+def test_irope_layers_match_hugging_face_llama4():
+    from transformers import Llama4TextConfig
+
+    for layers in (4, 8, 48):
+        hf = Llama4TextConfig(num_hidden_layers=layers).no_rope_layers
+        assert part2_basics.irope_layers(layers) == [bool(x) for x in hf]
+    assert part2_basics.irope_layers(4) == [True, True, True, False]
+    with pytest.raises(ValueError, match="num_layers"):
+        part2_basics.irope_layers(0)

@@ -164,3 +164,158 @@ def test_tokens_for_words():
         part2_extension.tokens_for_words(100, 0)
     with pytest.raises(TypeError, match="words"):
         part2_extension.tokens_for_words("many")
+
+
+# Issue 13, statement 1: the census of extended configs counts dynamic NTK and
+# base raising. Golden values: Qwen/Qwen-7B config.json (use_dynamic_ntk true,
+# use_logn_attn true); Code Llama paper section 2.4 (rope_theta 10^4 -> 10^6).
+def test_extension_census_counts_flags_and_raised_bases():
+    qwen = models.get("Qwen-7B")
+    assert qwen.extra["use_dynamic_ntk"] is True and qwen.extra["use_logn_attn"]
+    assert qwen.rope_scaling is None  # the reason "scaling: none" was wrong
+    assert part2_extension.extension_method(qwen) == "dynamic NTK (own code)"
+    code_llama = models.get("CodeLlama-7B")
+    assert (code_llama.rope_theta, code_llama.extra["base_model_rope_theta"]) == (
+        1e6,
+        1e4,
+    )
+    assert part2_extension.extension_method(code_llama) == "base raised"
+    assert part2_extension.extension_method(models.get("Llama-2-7B")) is None
+    census = part2_extension.extension_census(models.MODELS.values())
+    assert {k: len(v) for k, v in census.items()} == {
+        "linear": 1,
+        "base raised": 1,
+        "dynamic NTK (own code)": 1,
+        "llama3": 2,
+        "yarn": 2,
+        "longrope": 1,
+    }
+
+
+# Statement 2: a configured ceiling is not the trained length (Mistral 7B paper,
+# arXiv:2310.06825, Table 1: context_len 8192; config: max_position_embeddings).
+def test_configured_ceiling_differs_from_trained_length():
+    mistral = models.get("Mistral-7B-v0.1")
+    assert (mistral.max_position_embeddings, mistral.trained_length) == (32768, 8192)
+    assert "Table 1" in mistral.trained_length_source
+    for model in models.MODELS.values():
+        assert (model.trained_length is None) == (not model.trained_length_source)
+
+
+# Statement 3: a bias of -8 divides a weight by e^8, which MPT's steepest head
+# (slope 2^(-8/32), ALiBi paper's geometric sequence) reaches about 10 tokens back.
+def test_alibi_discount_of_the_gentlest_head_at_the_window_end():
+    scores = [0.0, -8.0]  # equal content, one key biased by -8
+    weights = [math.exp(s) / sum(math.exp(t) for t in scores) for s in scores]
+    assert part2_extension.weight_discount(8) == pytest.approx(weights[0] / weights[1])
+    assert part2_extension.weight_discount(8) == pytest.approx(2980.958, abs=1e-3)
+    mpt = models.get("MPT-7B")
+    gentlest = 2 ** (-8 * mpt.num_heads / mpt.num_heads)
+    assert gentlest * mpt.max_position_embeddings == 8.0
+    steepest = 2 ** (-8 / mpt.num_heads)
+    distance = part2_extension.distance_for_bias(steepest, 8)
+    assert 9 < distance < 10  # "about 10 tokens back"
+    assert part2_extension.distance_for_bias(2**-1, 8) == 16  # 8 heads: slope 1/2
+    with pytest.raises(ValueError, match="slope"):
+        part2_extension.distance_for_bias(0.0, 8)
+
+
+def ref_yarn_hf_weight(i, d, base, L0, beta_fast, beta_slow):
+    def pair_turning(r):  # pair index that turns r times within L0
+        return d * math.log(L0 / (r * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(pair_turning(beta_fast)), 0)
+    high = min(math.ceil(pair_turning(beta_slow)), d - 1)
+    ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+    return 1.0 - ramp  # weight on the original theta
+
+
+# Statement 4: Llama 3.1's ramp and YaRN's gamma(r) are linear in r = L0/lambda;
+# HF's yarn is linear in the pair index. References: Meta's rule (above), the
+# YaRN paper's gamma(r) with alpha=1, beta=32, HF's find_correction_range.
+def test_three_ramps_at_llama31_settings():
+    d, base, L0, s = 128, 5e5, 8192, 8.0
+    ramps = part2_extension.ramp_comparison(models.get("Llama-3.1-8B"))
+    turns = [L0 / w for w in ref_wavelengths(d, base)]
+    np.testing.assert_allclose(ramps["turns"], turns, rtol=1e-12)
+    llama3 = [(1 / ref_llama3_factor(L0 / r, L0, s, 1, 4) - 1 / s) / (1 - 1 / s)
+              for r in turns]  # fmt: skip
+    gamma = [min(max((r - 1) / 31, 0.0), 1.0) for r in turns]
+    hf = [ref_yarn_hf_weight(i, d, base, L0, 32, 1) for i in range(d // 2)]
+    np.testing.assert_allclose(ramps["llama3"], llama3, atol=1e-12)
+    np.testing.assert_allclose(ramps["yarn_paper"], gamma, atol=1e-12)
+    np.testing.assert_allclose(ramps["yarn_hf"], hf, atol=1e-12)
+    blend = [i for i, w in enumerate(llama3) if 0 < w < 1]
+    assert all(1 < turns[i] < 4 for i in blend)  # Llama 3.1's band: 1-4 turns
+    steps = np.diff([hf[i] for i in range(19, 35)])
+    np.testing.assert_allclose(steps, steps[0])  # HF: linear in i (log r)
+    table = part2_extension.ramp_table(models.get("Llama-3.1-8B"))
+    assert table.count("\n") == 2 + 35 - 18
+
+
+# Statement 10: current encoders do not use a learned table. Golden: Hugging
+# Face's ModernBertConfig and NomicBertConfig defaults (documented checkpoints
+# answerdotai/ModernBERT-base and nomic-ai/nomic-embed-text-v1.5).
+def test_current_encoders_use_rope_not_a_learned_table():
+    from transformers import ModernBertConfig, NomicBertConfig
+
+    modern, nomic = models.get("ModernBERT-base"), models.get("nomic-embed-text-v1.5")
+    hf_modern, hf_nomic = ModernBertConfig(), NomicBertConfig()
+    assert modern.scheme == nomic.scheme == "rope"
+    assert part2_extension.position_parameters(modern) == 0
+    assert modern.max_position_embeddings == hf_modern.max_position_embeddings
+    assert modern.hidden_size == hf_modern.hidden_size
+    assert modern.rope_theta == ModernBertConfig.default_theta["global"]
+    assert modern.extra["local_rope_theta"] == ModernBertConfig.default_theta["local"]
+    assert nomic.rope_theta == NomicBertConfig.default_theta
+    assert nomic.max_position_embeddings == hf_nomic.max_position_embeddings
+
+
+# Statement 11: 2 H L d_head counts FLOPs (a multiply and an add per term).
+def test_score_ops_are_flops_of_the_qk_row():
+    model = models.get("Llama-2-7B")
+    flops = 0
+    for _head in range(model.num_heads):
+        for _key in range(16):
+            flops += 2 * model.head_dim  # d multiplies + d adds per dot product
+    assert part2_extension.score_ops_per_token(model, 16) == flops
+
+
+# Statement 12: figures quoted on pages 06 and 09 come from quoted.py, each with
+# its paper and table. Golden values typed from the papers' tables.
+@pytest.mark.parametrize(
+    ("name", "value", "where"),
+    [
+        ("alibi_ppl_sinusoidal_15512", 406.01, "Table 2"),
+        ("alibi_ppl_ALiBi_15512", 18.31, "Table 2"),
+        ("alibi_ppl_T5 bias_15512", None, "Table 2"),
+        ("alibi_speed_rotary", 20_000, "Table 1"),
+        ("pi_ft_8192", 7.69, "Table 1"),
+        ("pi_pi_8192", 6.95, "Table 1"),
+        ("yarn_steps_llama2", 400, "4.1"),
+    ],
+)
+def test_quoted_figures_name_their_table(name, value, where):
+    from posenc_docs.pages import quoted
+
+    assert quoted.get(name).value == value
+    assert where in quoted.cite(name) and quoted.cite(name).startswith("quoted:")
+    with pytest.raises(KeyError, match="known"):
+        quoted.get("no such figure")
+
+
+def test_pages_06_and_09_type_no_quoted_decimal():
+    from pathlib import Path
+
+    from posenc_docs.pages import quoted
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "part2"
+    pages = ("06-comparison.md", "09-practice.md")
+    text = "".join((docs / page).read_text() for page in pages)
+    typed = [
+        name
+        for name, quote in quoted.QUOTES.items()
+        if isinstance(quote.value, float) and not quote.value.is_integer()
+        and f"{quote.value:.2f}" in text
+    ]  # fmt: skip
+    assert typed == []

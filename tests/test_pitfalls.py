@@ -160,3 +160,38 @@ def test_four_methods_notebook_runs_and_shows_the_listing_bug(capsys):
     assert "SyntaxError" in printed
     assert "heads that differ: 12" in printed
     assert "IndexError" in printed
+
+
+# Issue 13, statement 9: tensor2tensor / fairseq space the frequencies as
+# base^(-i/(d/2-1)) (get_timing_signal_1d: log_timescale_increment =
+# ln(max/min) / (num_timescales - 1)); their [sin | cos] vector is then not a
+# reordering of the paper's.
+def test_t2t_frequencies_differ_from_the_papers():
+    d = 512
+    increment = math.log(1e4 / 1.0) / (d // 2 - 1)
+    t2t = [math.exp(-i * increment) for i in range(d // 2)]
+    np.testing.assert_allclose(pitfalls.t2t_inv_freq(d), t2t, rtol=1e-12)
+    assert pitfalls.t2t_wavelengths(d)[-1] == pytest.approx(2 * math.pi * 1e4)
+    paper = [10000 ** (-2 * i / d) for i in range(d // 2)]
+    assert all(a < b for a, b in zip(t2t[1:], paper[1:], strict=True))
+    pos = 1000.0
+    angles = pos * np.asarray(t2t)
+    t2t_vector = np.concatenate([np.sin(angles), np.cos(angles)])
+    paper_vector = pitfalls.concatenated_encoding(pos, d)  # paper's numbers
+    assert not np.allclose(np.sort(t2t_vector), np.sort(paper_vector), atol=1e-3)
+
+
+# Statement 13: the article's section 08 listing, with its one broken line
+# deleted, runs and prints these lines (values computed by hand: 4 heads,
+# slopes 2^(-8h/4) = 1/4 and 1/256, distance 3; table 512 x 64).
+def test_article_section08_listing_prints_its_checks(capsys):
+    listing = Path(pitfalls.__file__).parents[1] / "examples/pitfalls/"
+    source = (listing / "article_section08.py").read_text()
+    assert ":0::2" not in source.replace("`x1 = x[..., :0::2]`", "")
+    runpy.run_path(str(listing / "article_section08.py"))
+    out = capsys.readouterr().out
+    assert f"({512 * 64:,} params)" in out
+    assert f"Head-0 bias [0→3]: {-3 / 4:.3f}" in out
+    assert f"Head-3 bias [0→3]: {-3 / 256:.3f}" in out
+    assert "Head-0 bias [0→0]: -0.000" in out  # a negative zero
+    assert out.count("True") == 2

@@ -203,7 +203,24 @@ except SyntaxError as error:
     print(f"SyntaxError: {error.msg}, column {error.offset}")
 
 # %% [markdown]
-# Delete that line and the listing runs, but two mistakes remain that its own
+# Here is what the listing prints once that one line is deleted and nothing else
+# changed. The file is `posenc_docs/examples/pitfalls/article_section08.py` in the
+# site's repository, labelled as the article's code with its bugs; this cell runs it.
+
+# %%
+import runpy
+from pathlib import Path
+
+article = Path(pitfalls.__file__).parents[1] / "examples/pitfalls/article_section08.py"
+_ = runpy.run_path(str(article))
+
+# %% [markdown]
+# Every check it prints passes. The output itself shows two slips: `-0.000` is a
+# negative zero from negating a zero distance, and `[0→3]` is query 0 reading a key
+# three positions *ahead*, which a causal decoder never does; the bias is built
+# from $|i - j|$ and penalises the future as much as the past.
+#
+# Two more mistakes remain that its own
 # checks cannot see, because they use 4 heads:
 #
 # - **Slopes.** It computes $2^{-8h/H}$ for every head count $H$. For 4 heads

@@ -202,6 +202,31 @@ def longrope_lists(name: str, *, theme: str):
     )
 
 
+def ramp_comparison(name: str, *, theme: str):
+    """Weight kept on theta_i by Llama 3.1's rule, YaRN's gamma(r) and HF yarn."""
+    model = models.get(name)
+    ramps = part2_extension.ramp_comparison(model)
+    curves = [
+        ("llama3", "Llama 3.1 (config rule)"),
+        ("yarn_paper", "YaRN paper γ(r), α = 1, β = 32"),
+        ("yarn_hf", "Hugging Face yarn (linear in pair index)"),
+    ]
+    with themed(theme):
+        fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+        for k, (key, label) in enumerate(curves):
+            ax.plot(ramps["turns"], ramps[key], marker=MARKERS[k], markersize=3.5,
+                    linewidth=1.6, color=OKABE_ITO[k], label=label)  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_xlim(0.3, 100)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("turns within the original length, r = L₀ / λ (log)")
+        ax.set_ylabel("weight on the original θ")
+        ax.set_title(f"Three ramps at {name}'s settings", fontsize=11)
+        ax.grid(True, which="major", alpha=0.6)
+        fig.legend(loc="outside lower center", ncols=2, fontsize=9)
+    return fig
+
+
 OVERVIEW_SLUG = "part2_extension-methods-overview"  # the widget's fallback
 FIGURES = [
     FigureSpec(
@@ -292,6 +317,20 @@ FIGURES = [
             "Llama 3 scaling of Llama 3.1 8B (factor 8) and Llama 3.2 1B (factor "
             "32): pairs with wavelength under 2,048 keep slow-down 1, pairs beyond "
             "the original 8,192 get the full factor, with a smooth blend between."
+        ),
+    ),
+    FigureSpec(
+        slug="part2_extension-ramp-comparison",
+        draw=ramp_comparison,
+        params={"name": "Llama-3.1-8B"},
+        alt=(
+            "Weight each rule keeps on a pair's original frequency (0 to 1) "
+            "against the pair's turns within 8,192 tokens, on a log axis, at "
+            "Llama 3.1's settings. All three are 0 below 1 turn. Llama 3.1's rule "
+            "curves up to 1 at 4 turns and the YaRN paper's gamma curves up to 1 "
+            "at 32 turns (both linear in the turns, so bowed on the log axis); "
+            "Hugging Face's yarn is a straight line from 1 to 32 turns, linear "
+            "in the pair index."
         ),
     ),
 ]

@@ -100,8 +100,6 @@ def run(config: Config, out: Path | None = None, log=print) -> dict:
     return results
 
 
-
-
 def command_line() -> argparse.ArgumentParser:
     """``--smoke``, ``--out`` and ``--threads``; the help says where results go."""
     parser = argparse.ArgumentParser(

@@ -48,6 +48,11 @@ class ModelConfig:
         Where that file was read.
     note : str
         Defaults filled in, caveats.
+    trained_length : int or None
+        Longest sequence the published training used, when a source states it;
+        it can differ from ``max_position_embeddings`` (the configured ceiling).
+    trained_length_source : str
+        Where ``trained_length`` is stated.
     """
 
     name: str
@@ -64,6 +69,8 @@ class ModelConfig:
     rope_scaling: Mapping | None = None
     extra: Mapping = field(default_factory=dict)
     note: str = ""
+    trained_length: int | None = None
+    trained_length_source: str = ""
 
     def __post_init__(self):
         if self.scheme not in SCHEMES:
@@ -211,6 +218,9 @@ _ENTRIES = [
         rope_layout="half",
         source="meta-llama/Llama-2-7b-hf config.json",
         checked="Hub copies of the config (_name_or_path meta-llama/Llama-2-7b-hf)",
+        trained_length=4096,
+        trained_length_source="Touvron et al. 2023, Llama 2, section 2.2 "
+        "(context length doubled from 2,048 to 4,096)",
     ),
     ModelConfig(
         name="Vicuna-7B-v1.5-16k",
@@ -239,7 +249,13 @@ _ENTRIES = [
         rotary_dim=128,
         rope_layout="half",
         source="codellama/CodeLlama-7b-hf config.json",
+        extra={"base_model": "Llama-2-7B", "base_model_rope_theta": 10000.0},
+        note="rope_theta was raised from Llama 2's 10,000 to 10^6 before long-"
+        "context fine-tuning (Code Llama paper, section 2.4).",
         checked="Hub copy loubnabnl/CodeLlama-7b-hf (HF staff) and derived configs",
+        trained_length=16384,
+        trained_length_source="Roziere et al. 2023, Code Llama, section 2.4 "
+        "(long context fine-tuning on 16,384-token sequences)",
     ),
     ModelConfig(
         name="Qwen-7B",
@@ -256,6 +272,8 @@ _ENTRIES = [
         extra={"seq_length": 8192, "use_dynamic_ntk": True, "use_logn_attn": True},
         note="Trained at seq_length 8192; its own code grows the base with the "
         "length (a dynamic NTK variant), not HF's rope_type 'dynamic'.",
+        trained_length=8192,
+        trained_length_source="Qwen/Qwen-7B config.json (seq_length)",
     ),
     ModelConfig(
         name="Mistral-7B-v0.1",
@@ -271,6 +289,9 @@ _ENTRIES = [
         checked="Hub copies of the config (_name_or_path mistralai/Mistral-7B-v0.1)",
         extra={"sliding_window": 4096, "num_key_value_heads": 8},
         note="Each layer attends to at most sliding_window previous tokens.",
+        trained_length=8192,
+        trained_length_source="Jiang et al. 2023, Mistral 7B, arXiv:2310.06825, "
+        "Table 1 (context_len 8192)",
     ),
     ModelConfig(
         name="Llama-3-8B",
@@ -285,6 +306,9 @@ _ENTRIES = [
         source="meta-llama/Meta-Llama-3-8B config.json",
         checked="Hub copies of the config (_name_or_path meta-llama/Meta-Llama-3-8B)",
         extra={"num_key_value_heads": 8},
+        trained_length=8192,
+        trained_length_source="Llama Team 2024, The Llama 3 Herd of Models, "
+        "section 3.4 (pre-trained on 8K-token sequences)",
     ),
     ModelConfig(
         name="Llama-3.1-8B",
@@ -306,6 +330,9 @@ _ENTRIES = [
         source="meta-llama/Llama-3.1-8B config.json",
         checked="Hub copies of the config (_name_or_path meta-llama/Llama-3.1-8B)",
         extra={"num_key_value_heads": 8},
+        trained_length=131072,
+        trained_length_source="Llama Team 2024, The Llama 3 Herd of Models, "
+        "section 3.4.2 (8K to 128K in six stages, about 800B tokens)",
     ),
     ModelConfig(
         name="Llama-3.2-1B",
@@ -409,6 +436,8 @@ _ENTRIES = [
         "model card ('Sequence length of 2048 tokens used')",
         checked="Hub copy joaoalvarenga/bloom-8bit (_name_or_path bigscience/bloom)",
         extra={"train_length": 2048},
+        trained_length=2048,
+        trained_length_source="bigscience/bloom model card (sequence length 2048)",
     ),
     ModelConfig(
         name="MPT-7B",
@@ -422,6 +451,43 @@ _ENTRIES = [
         extra={"alibi_bias_max": 8},
         note="max_seq_len 2048 is the trained length; with alibi on, no position "
         "table is used, so it can be raised at load time.",
+        trained_length=2048,
+        trained_length_source="mosaicml/mpt-7b config.json (max_seq_len)",
+    ),
+    ModelConfig(
+        name="ModernBERT-base",
+        scheme="rope",
+        hidden_size=768,
+        num_heads=12,
+        head_dim=64,
+        max_position_embeddings=8192,
+        rope_theta=160000.0,
+        rotary_dim=64,
+        rope_layout="half",
+        source="answerdotai/ModernBERT-base config.json (global_rope_theta, "
+        "local_rope_theta, global_attn_every_n_layers)",
+        checked="transformers ModernBertConfig defaults (documented checkpoint "
+        "answerdotai/ModernBERT-base) and copies of the config fields",
+        extra={"local_rope_theta": 10000.0, "global_attn_every_n_layers": 3},
+        note="An encoder: every layer rotates q and k; global layers use base "
+        "160,000, local (sliding-window) layers 10,000.",
+    ),
+    ModelConfig(
+        name="nomic-embed-text-v1.5",
+        scheme="rope",
+        hidden_size=768,
+        num_heads=12,
+        head_dim=64,
+        max_position_embeddings=2048,
+        rope_theta=1000.0,
+        rotary_dim=64,
+        rope_layout="half",
+        source="nomic-ai/nomic-embed-text-v1.5 config.json (rotary_emb_base, "
+        "rotary_emb_fraction 1.0, rotary_emb_interleaved false)",
+        checked="transformers NomicBertConfig defaults (documented checkpoint "
+        "nomic-ai/nomic-embed-text-v1.5) and copies of the config fields",
+        extra={"architecture": "NomicBERT", "n_positions": 8192},
+        note="A BERT-style encoder with RoPE and no position table.",
     ),
 ]
 

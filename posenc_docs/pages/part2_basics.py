@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from posenc_docs import alibi, attention, learned, rope, sinusoidal
+from posenc_docs._checks import checked_int
 from posenc_docs.pages import pitfalls
 from posenc_docs.pages.format import markdown_table
 
@@ -172,3 +173,16 @@ def uniform_causal_weight(position: int, length: int = 100) -> float:
     zeros = np.zeros((length, 4))  # (T, d): q = k = 0, so every score is 0
     first = np.eye(length)[:1].T  # (T, 1): value 1 on token 0 only
     return float(attention.attention(zeros, zeros, first, causal=True)[position, 0])
+
+
+def irope_layers(num_layers: int, no_rope_interval: int = 4) -> list[bool]:
+    """Which layers rotate q and k under Llama 4's iRoPE (True = RoPE layer).
+
+    Notes
+    -----
+    Every ``no_rope_interval``-th layer (1-based) uses no positional encoding
+    at all; the others use RoPE. Meta calls the pattern interleaved RoPE.
+    """
+    num_layers = checked_int("num_layers", num_layers)
+    no_rope_interval = checked_int("no_rope_interval", no_rope_interval)
+    return [(layer + 1) % no_rope_interval != 0 for layer in range(num_layers)]

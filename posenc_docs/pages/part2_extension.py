@@ -217,7 +217,7 @@ def position_ops_per_token(model: ModelConfig, seq_len: int) -> int:
 
 
 def score_ops_per_token(model: ModelConfig, seq_len: int) -> int:
-    """Multiply-adds of one layer's $QK^T$ row for one token: 2 H L d_head."""
+    """FLOPs of one layer's $QK^T$ row per token: 2 H L d_head (H L d_head MACs)."""
     _positive("seq_len", seq_len)
     return 2 * model.num_heads * seq_len * model.head_dim
 
@@ -328,3 +328,120 @@ def attention_work_ratio(tokens: float, other_tokens: float) -> float:
 def models_with_ceiling(tokens: int) -> list[ModelConfig]:
     """The models whose :func:`context_ceiling` is at least ``tokens``."""
     return [m for m in MODELS.values() if (context_ceiling(m).tokens or 0) >= tokens]
+
+
+def extension_method(model: ModelConfig) -> str | None:
+    """How a RoPE config reaches past its pre-training length, or None.
+
+    Notes
+    -----
+    Three places hold the change: a ``rope_scaling`` block (its ``rope_type``),
+    the model's own code switched on by a flag (Qwen-7B's ``use_dynamic_ntk``),
+    or a base raised above the base of the model it was trained from (Code
+    Llama: ``rope_theta`` 10^4 -> 10^6, then long-input fine-tuning).
+    """
+    if model.scheme != "rope":
+        return None
+    if model.rope_scaling is not None:
+        return model.rope_scaling["rope_type"]
+    if model.extra.get("use_dynamic_ntk"):
+        return "dynamic NTK (own code)"
+    parent_base = model.extra.get("base_model_rope_theta")
+    if parent_base is not None and model.rope_theta > parent_base:
+        return "base raised"
+    return None
+
+
+def extension_census(entries) -> dict[str, list[str]]:
+    """Model names per :func:`extension_method`, for the configs that extend."""
+    census: dict[str, list[str]] = {}
+    for model in entries:
+        method = extension_method(model)
+        if method is not None:
+            census.setdefault(method, []).append(model.name)
+    return census
+
+
+def weight_discount(bias: float) -> float:
+    r"""Factor by which an additive logit bias of ``-bias`` divides a weight.
+
+    Notes
+    -----
+    Softmax weights are $\propto e^{s_j}$, so adding $-B$ to one key's score
+    divides its unnormalised weight by $e^{B}$.
+    """
+    _positive("bias", bias)
+    return math.exp(bias)
+
+
+def distance_for_bias(slope: float, bias: float) -> float:
+    """How many tokens back a head with ``slope`` subtracts ``bias``: bias/slope."""
+    _positive("slope", slope)
+    _positive("bias", bias)
+    return bias / slope
+
+
+def weight_on_original(scaled, original, factor: float) -> np.ndarray:
+    r"""Blend weight $w_i$ in $\theta'_i = w_i\theta_i + (1 - w_i)\theta_i/s$.
+
+    1 keeps the pair, 0 divides it by s; recovered from the two frequency lists.
+    """
+    _positive("factor", factor)
+    ratio = np.asarray(scaled, np.float64) / np.asarray(original, np.float64)
+    return (ratio - 1 / factor) / (1 - 1 / factor)
+
+
+def yarn_paper_gamma(turns, alpha: float = 1.0, beta: float = 32.0) -> np.ndarray:
+    r"""The YaRN paper's ramp $\gamma(r)$ ("NTK-by-parts"), r = L0/lambda.
+
+    Notes
+    -----
+    $\gamma(r) = 0$ for $r < \alpha$, $1$ for $r > \beta$, else
+    $(r - \alpha)/(\beta - \alpha)$: linear in the turn count r.
+    """
+    return np.clip((np.asarray(turns, np.float64) - alpha) / (beta - alpha), 0, 1)
+
+
+def ramp_comparison(model: ModelConfig, alpha: float = 1.0, beta: float = 32.0):
+    """Per pair of a ``llama3`` config: turns r and the three blend weights.
+
+    Returns a dict of arrays, shape (d/2,): ``turns`` = L0/lambda_i, ``llama3``
+    (the config's own rule), ``yarn_paper`` (gamma(r)) and ``yarn_hf`` (HF
+    ``yarn`` at the same d, base, factor and L0, with beta_fast=beta,
+    beta_slow=alpha).
+    """
+    d, base = _rope_fields(model)
+    params = model.rope_scaling
+    factor, L0 = params["factor"], params["original_max_position_embeddings"]
+    original = rope.inv_freq(d, base)
+    turns = L0 / scaling.wavelengths(original)
+    llama3, _ = model_inv_freq(model)
+    hf, _ = scaling.yarn(
+        d, base, factor=factor, original_max_position_embeddings=L0,
+        beta_fast=beta, beta_slow=alpha,
+    )  # fmt: skip
+    return {
+        "turns": turns,
+        "llama3": weight_on_original(llama3, original, factor),
+        "yarn_paper": yarn_paper_gamma(turns, alpha, beta),
+        "yarn_hf": weight_on_original(hf, original, factor),
+    }
+
+
+def ramp_table(model: ModelConfig, alpha: float = 1.0, beta: float = 32.0) -> str:
+    """Markdown table of :func:`ramp_comparison` over the pairs any rule blends."""
+    from posenc_docs.pages.format import fixed, markdown_table
+
+    ramps = ramp_comparison(model, alpha, beta)
+    rules = ("llama3", "yarn_paper", "yarn_hf")
+    blended = [
+        i
+        for i in range(len(ramps["turns"]))
+        if any(0 < ramps[rule][i] < 1 for rule in rules)
+    ]
+    rows = [
+        (i, fixed(ramps["turns"][i], 2), *(fixed(ramps[r][i], 2) for r in rules))
+        for i in range(blended[0] - 1, blended[-1] + 2)
+    ]
+    header = ("pair i", "turns r = L0/λ", "Llama 3.1", "YaRN paper γ(r)", "HF yarn")
+    return markdown_table(header, rows)

@@ -353,3 +353,21 @@ def yarn_logit_scale(factor: float, recipe: str = "rope", d: int = 64) -> float:
 
 
 # --8<-- [end:yarn_logit_scale]
+
+
+def t2t_inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
+    r"""Pair frequencies of tensor2tensor's and fairseq's ``[sin | cos]`` code, (d/2,).
+
+    Notes
+    -----
+    ``log_timescale_increment = ln(base) / (d/2 - 1)``, so
+    $\omega_i = base^{-i/(d/2-1)}$, $i = 0 \dots d/2-1$: the slowest pair turns at
+    exactly $1/base$, not at the paper's $base^{-(d-2)/d}$.
+    """
+    half = d // 2
+    return base ** (-np.arange(half) / (half - 1))
+
+
+def t2t_wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
+    """Wavelengths 2*pi/omega_i of :func:`t2t_inv_freq`, in positions, (d/2,)."""
+    return 2 * np.pi / t2t_inv_freq(d, base)

@@ -51,6 +51,10 @@ for model in models.MODELS.values():
     if model.scheme == "learned":
         limit += " (hard)"
     windows = "—" if tokens is None else f"{windows_needed(book, tokens):,}"
-    rows.append([model.name, model.scheme, arithmetic(model, c), limit, windows])
-header = ["Model", "Scheme", "From the config", "Ceiling", "Windows for the book"]
+    trained = "—" if model.trained_length is None else f"{model.trained_length:,}"
+    rows.append(
+        [model.name, model.scheme, arithmetic(model, c), limit, trained, windows]
+    )
+header = ["Model", "Scheme", "From the config", "Ceiling", "Trained at"]
+header.append("Windows for the book")
 print(markdown_table(header, rows, align="---"))

@@ -2,6 +2,7 @@
 
 from posenc_docs.pages import models
 from posenc_docs.pages.format import markdown_table
+from posenc_docs.pages.part2_extension import extension_method
 
 
 def evidence(model):
@@ -17,7 +18,7 @@ def evidence(model):
         )
     if model.scheme == "alibi":
         return f"ALiBi, {model.num_heads} heads (one slope each)"
-    scaled = model.rope_scaling["rope_type"] if model.rope_scaling else "none"
+    scaled = extension_method(model) or "none"
     return (
         f"rope_theta {model.rope_theta:,.0f}, rotates {model.rotary_dim} of "
         f"{model.head_dim} head dims ({model.rope_layout}), scaling: {scaled}"
