@@ -87,7 +87,7 @@ class GuardedPage:
     """A page whose requests outside 127.0.0.1 are aborted and recorded."""
 
     def __init__(self, context):
-        self.blocked, self.errors = [], []
+        self.blocked, self.errors, self.requested = [], [], []
         context.route("**/*", self._guard)
         self.page = context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
@@ -98,6 +98,7 @@ class GuardedPage:
 
     def _guard(self, route):
         url = route.request.url
+        self.requested.append(url)
         if url.startswith(("http://127.0.0.1:", "data:", "blob:", "about:")):
             route.continue_()
         else:
@@ -107,9 +108,11 @@ class GuardedPage:
 
 @pytest.fixture
 def guarded(browser):
-    def open_page(color_scheme="light", width=1280):
+    def open_page(color_scheme="light", width=1280, javascript=True):
         context = browser.new_context(
-            color_scheme=color_scheme, viewport={"width": width, "height": 900}
+            color_scheme=color_scheme,
+            viewport={"width": width, "height": 900},
+            java_script_enabled=javascript,
         )
         opened.append(context)
         return GuardedPage(context)
