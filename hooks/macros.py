@@ -35,7 +35,7 @@ NAMESPACE = {
 }
 
 
-def figure_markdown(slug: str, page_src_uri: str) -> str:
+def figure_markdown(slug: str, page_url: str) -> str:
     """HTML for a figure that fetches only the variant of the reader's scheme.
 
     A ``<picture>``: the light SVG in ``<img>``, the dark one in a ``<source>`` whose
@@ -47,7 +47,7 @@ def figure_markdown(slug: str, page_src_uri: str) -> str:
     if slug not in BY_SLUG:
         raise KeyError(f"no figure named {slug!r}; known: {sorted(BY_SLUG)}")
     alt = html.escape(BY_SLUG[slug].alt, quote=True)
-    here = posixpath.dirname(page_src_uri) or "."
+    here = posixpath.dirname(page_url + "x") or "."  # raw HTML: relative to the URL
     light, dark = (posixpath.relpath(figure_path(slug, t), here) for t in THEMES)
     return (
         f'<picture class="posenc-figure">'
@@ -66,4 +66,4 @@ def define_env(env):
 
     @env.macro
     def figure(slug: str) -> str:
-        return figure_markdown(slug, env.page.file.src_uri)
+        return figure_markdown(slug, env.page.url)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -49,15 +50,23 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serve(directory: Path):
+    """Serve ``directory`` on 127.0.0.1 (a free port) while the block runs."""
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), partial(QuietHandler, directory=str(directory))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def site_url(site_dir):
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), partial(QuietHandler, directory=str(site_dir))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -73,14 +73,17 @@ def test_figure_markdown_is_one_picture_relative_to_the_page():
     from posenc_docs.figures import FIGURES
 
     slug = FIGURES[0].slug
-    text = macros.figure_markdown(slug, "part1/page.md")
+    text = macros.figure_markdown(slug, "part1/page/")
     assert text.count("<picture") == 1 and text.count("<img") == 1
-    assert f'<img src="../figures/{slug}-light.svg"' in text
-    assert f'<source srcset="../figures/{slug}-dark.svg"' in text
+    assert f'<img src="../../figures/{slug}-light.svg"' in text
+    assert f'<source srcset="../../figures/{slug}-dark.svg"' in text
+    assert f'src="../figures/{slug}-light.svg"' in macros.figure_markdown(
+        slug, "part1/"
+    )
     assert 'media="(prefers-color-scheme: dark)"' in text
-    assert f'src="figures/{slug}-light.svg"' in macros.figure_markdown(slug, "index.md")
+    assert f'src="figures/{slug}-light.svg"' in macros.figure_markdown(slug, "")
     with pytest.raises(KeyError, match="no figure named"):
-        macros.figure_markdown("nope", "index.md")
+        macros.figure_markdown("nope", "")
 
 
 def test_figure_alt_text_is_escaped_for_an_attribute(monkeypatch):
@@ -90,7 +93,7 @@ def test_figure_alt_text_is_escaped_for_an_attribute(monkeypatch):
     spec = FigureSpec(slug="q", draw=None, alt='a "quoted" <b> & c')
     monkeypatch.setitem(figures.BY_SLUG, "q", spec)
     assert 'alt="a &quot;quoted&quot; &lt;b&gt; &amp; c"' in macros.figure_markdown(
-        "q", "index.md"
+        "q", ""
     )
 
 
