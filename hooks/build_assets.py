@@ -9,21 +9,25 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from posenc_docs.figures.spec import THEMES, figure_path
+from posenc_docs.figures.spec import THEMES, figure_path, svg_size
 
-KATEX_FILES = ["katex.min.js", "katex.min.css", "contrib/auto-render.min.js"]
+WIDGET = re.compile(r'(<div class="posenc-widget"[^>]*>)(.*?)(</div>)', re.DOTALL)
+PICTURE = re.compile(r'<picture class="posenc-figure">.*?</picture>', re.DOTALL)
+FIGURE_IMG = re.compile(r'<img src="(?P<src>[^"]*figures/(?P<name>[^"/]+\.svg))"')
+KATEX_FILES = ["katex.min.css"]  # math is rendered at build time: no KaTeX JS
 
 
 def katex_dir(project_dir: Path) -> Path:
     """Where ``npm ci`` puts KaTeX's distribution; stop the build if it is missing."""
     dist = project_dir / "node_modules" / "katex" / "dist"
-    if not (dist / "katex.min.js").is_file():
+    if not (dist / "katex.min.css").is_file():
         raise PluginError(
             f"KaTeX not found in {dist}. Run `npm ci` (or `make serve`) first."
         )
@@ -31,7 +35,7 @@ def katex_dir(project_dir: Path) -> Path:
 
 
 def katex_files(dist: Path) -> dict[str, bytes]:
-    """Site path -> bytes for the KaTeX script, stylesheet, auto-render and fonts."""
+    """Site path -> bytes for KaTeX's stylesheet and fonts."""
     wanted = [dist / name for name in KATEX_FILES]
     wanted += sorted((dist / "fonts").glob("*.woff2"))
     return {
@@ -82,6 +86,29 @@ def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
     return {figure_path(s, t): path.read_bytes() for (s, t), path in cached.items()}
 
 
+def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
+    """Give every figure ``<img>`` its width and height, so nothing shifts on load."""
+
+    def sized(match):
+        width, height = sizes[f"figures/{match['name']}"]
+        return f'{match[0]} width="{width}" height="{height}"'
+
+    return FIGURE_IMG.sub(sized, page_html)
+
+
+def widget_fallbacks_in_noscript(page_html: str) -> str:
+    """Figures inside a widget are its no-JS view: with JavaScript, never fetched."""
+
+    def wrap(widget):
+        inner = PICTURE.sub(lambda m: f"<noscript>{m[0]}</noscript>", widget[2])
+        return widget[1] + inner + widget[3]
+
+    return WIDGET.sub(wrap, page_html)
+
+
+_figure_sizes: dict[str, tuple[int, int]] = {}
+
+
 def on_config(config):
     katex_dir(Path(config.config_file_path).parent)
     return config
@@ -90,7 +117,13 @@ def on_config(config):
 def on_files(files, config):
     project_dir = Path(config.config_file_path).parent
     generated = katex_files(katex_dir(project_dir))
-    generated |= figure_files(project_dir, project_dir / ".cache" / "figures")
+    figures = figure_files(project_dir, project_dir / ".cache" / "figures")
+    _figure_sizes.update({path: svg_size(svg) for path, svg in figures.items()})
+    generated |= figures
     for src_uri, content in generated.items():
         files.append(File.generated(config, src_uri, content=content))
     return files
+
+
+def on_post_page(output, page, config):
+    return widget_fallbacks_in_noscript(with_sizes(output, _figure_sizes))

@@ -15,6 +15,7 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   values, taken from the parameters of the figures it replaces.
 """
 
+import html
 import posixpath
 
 from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
@@ -48,19 +49,27 @@ NAMESPACE = {
 }
 
 
-def figure_markdown(slug: str, page_src_uri: str) -> str:
-    """Markdown for both theme variants of a figure, linked relative to the page."""
+def figure_markdown(slug: str, page_url: str) -> str:
+    """HTML for a figure that fetches only the variant of the reader's scheme.
+
+    A ``<picture>``: the light SVG in ``<img>``, the dark one in a ``<source>`` whose
+    ``media`` follows the OS preference and, once the reader picks a scheme, the
+    script in ``overrides/main.html``. ``hooks/build_assets.py`` adds the size.
+    """
     from posenc_docs.figures import BY_SLUG
 
     if slug not in BY_SLUG:
         raise KeyError(f"no figure named {slug!r}; known: {sorted(BY_SLUG)}")
-    alt = BY_SLUG[slug].alt
-    here = posixpath.dirname(page_src_uri)
-    images = []
-    for theme in THEMES:
-        src = posixpath.relpath(figure_path(slug, theme), here or ".")
-        images.append(f"![{alt}]({src}#only-{theme}){{ loading=lazy }}")
-    return "\n".join(images)
+    alt = html.escape(BY_SLUG[slug].alt, quote=True)
+    here = posixpath.dirname(page_url + "x") or "."  # raw HTML: relative to the URL
+    light, dark = (posixpath.relpath(figure_path(slug, t), here) for t in THEMES)
+    return (
+        f'<picture class="posenc-figure">'
+        f'<source srcset="{dark}" media="(prefers-color-scheme: dark)" '
+        f'data-theme="dark">'
+        f'<img src="{light}" alt="{alt}" loading="lazy" decoding="async">'
+        f"</picture>"
+    )
 
 
 def define_env(env):
@@ -79,4 +88,4 @@ def define_env(env):
 
     @env.macro
     def figure(slug: str) -> str:
-        return figure_markdown(slug, env.page.file.src_uri)
+        return figure_markdown(slug, env.page.url)

@@ -4,8 +4,11 @@ Brittle on purpose and isolated here: each pattern must match, or the build stop
 saying which one no longer does (mkdocs-jupyter changed its HTML).
 """
 
+import hashlib
 import itertools
+import posixpath
 import re
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
@@ -43,7 +46,40 @@ def clean_notebook_html(html: str) -> str:
     return STREAM_BREAK.sub("", html)
 
 
+INLINE_STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.DOTALL)
+
+
+def shared_stylesheet(html: str, page_url: str) -> tuple[str, str, str]:
+    """Move a notebook page's inline ``<style>`` blocks into one cacheable file.
+
+    Returns the page with a ``<link>`` where the first block was, the site path
+    of the stylesheet (named by a hash of its content) and the stylesheet itself.
+    """
+    css = "\n".join(INLINE_STYLE.findall(html))
+    if not css:
+        raise PluginError("notebook page changed shape: no inline <style> found")
+    digest = hashlib.sha256(css.encode()).hexdigest()[:12]
+    path = f"assets/stylesheets/notebook.{digest}.css"
+    href = posixpath.relpath(path, posixpath.dirname(page_url + "x") or ".")
+    link = f'<link rel="stylesheet" href="{href}">'
+    blocks = iter([link])
+    html = INLINE_STYLE.sub(lambda _: next(blocks, ""), html)
+    return html, path, css
+
+
+_stylesheets: dict[str, str] = {}
+
+
 def on_post_page(output, page, config):
-    if page.file.src_uri.startswith("notebooks/"):
-        return clean_notebook_html(output)
+    if not page.file.src_uri.startswith("notebooks/"):
+        return output
+    output, path, css = shared_stylesheet(clean_notebook_html(output), page.url)
+    _stylesheets[path] = css
     return output
+
+
+def on_post_build(config):
+    for path, css in _stylesheets.items():
+        target = Path(config.site_dir) / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(css, encoding="utf-8")

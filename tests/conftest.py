@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -49,15 +50,23 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serve(directory: Path):
+    """Serve ``directory`` on 127.0.0.1 (a free port) while the block runs."""
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), partial(QuietHandler, directory=str(directory))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def site_url(site_dir):
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), partial(QuietHandler, directory=str(site_dir))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +96,7 @@ class GuardedPage:
     """A page whose requests outside 127.0.0.1 are aborted and recorded."""
 
     def __init__(self, context):
-        self.blocked, self.errors = [], []
+        self.blocked, self.errors, self.requested = [], [], []
         context.route("**/*", self._guard)
         self.page = context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
@@ -98,6 +107,7 @@ class GuardedPage:
 
     def _guard(self, route):
         url = route.request.url
+        self.requested.append(url)
         if url.startswith(("http://127.0.0.1:", "data:", "blob:", "about:")):
             route.continue_()
         else:
@@ -107,9 +117,11 @@ class GuardedPage:
 
 @pytest.fixture
 def guarded(browser):
-    def open_page(color_scheme="light", width=1280):
+    def open_page(color_scheme="light", width=1280, javascript=True):
         context = browser.new_context(
-            color_scheme=color_scheme, viewport={"width": width, "height": 900}
+            color_scheme=color_scheme,
+            viewport={"width": width, "height": 900},
+            java_script_enabled=javascript,
         )
         opened.append(context)
         return GuardedPage(context)

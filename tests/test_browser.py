@@ -22,20 +22,22 @@ def visit(guarded, site_url, page, **options):
 
 
 def check_figures(tab, page, scheme) -> int:
-    """Figures of ``scheme`` load and show; the other scheme's stay hidden."""
-    shown = tab.page.locator(
-        f'img[src*="figures/"][src$="#only-{scheme}"]:not(.posenc-widget img)'
-    )
+    """Figures show in ``scheme``, sized before load; the other scheme's never load."""
+    shown = tab.page.locator("picture.posenc-figure img:not(.posenc-widget img)")
     for i in range(shown.count()):
         image = shown.nth(i)
         image.scroll_into_view_if_needed()
         image.evaluate("img => img.decode()")
-        assert image.is_visible(), f"{page}: {scheme} figure hidden"
+        assert image.is_visible(), f"{page}: figure hidden"
+        assert image.evaluate("img => img.currentSrc").endswith(f"-{scheme}.svg"), page
         assert image.evaluate("img => img.naturalWidth") > 100, page
         assert image.get_attribute("alt"), f"{page}: figure without alt text"
+        assert int(image.get_attribute("width")) > 100, f"{page}: figure unsized"
     other = "dark" if scheme == "light" else "light"
-    hidden = tab.page.locator(f'img[src$="#only-{other}"]')
-    assert not any(hidden.nth(i).is_visible() for i in range(hidden.count())), page
+    fetched = [u for u in tab.requested if u.endswith(f"-{other}.svg")]
+    assert not fetched, f"{page}: fetched the {other} variant: {fetched}"
+    in_widgets = tab.page.locator(".posenc-widget[data-mounted] picture img")
+    assert in_widgets.count() == 0, f"{page}: a mounted widget's fallback was fetched"
     return shown.count()
 
 
@@ -54,6 +56,8 @@ def test_every_page(guarded, site_url, html_pages, scheme):
         tab = visit(guarded, site_url, page, color_scheme=scheme)
         assert tab.blocked == [], f"{page}: requests left 127.0.0.1: {tab.blocked}"
         assert tab.errors == [], f"{page}: {tab.errors}"
+        katex_scripts = tab.page.locator('script[src*="katex"]').count()
+        assert katex_scripts == 0, f"{page}: ships KaTeX JavaScript"
         raw = [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)]
         assert not raw, f"{page}: TeX left unrendered: {raw}"
         figures += check_figures(tab, page, scheme)
@@ -69,6 +73,37 @@ def test_math_is_rendered_by_local_katex(guarded, site_url):
     assert tab.page.locator(".katex").count() >= 5
     assert tab.page.evaluate("document.fonts.check('16px KaTeX_Main')")
     assert tab.blocked == [] and tab.errors == []
+
+
+def test_figures_follow_the_scheme_toggle(guarded, site_url):
+    tab = guarded(color_scheme="light")
+    tab.page.goto(f"{site_url}/part1/clocks/", wait_until="networkidle")
+    image = tab.page.locator("picture.posenc-figure img").first
+    image.scroll_into_view_if_needed()
+    assert image.evaluate("img => img.currentSrc").endswith("-light.svg")
+    tab.page.locator('label[for="__palette_1"]').click()  # the toggle to dark
+    tab.page.wait_for_function(
+        "img => img.currentSrc.endsWith('-dark.svg')", arg=image.element_handle()
+    )
+    tab.page.reload(wait_until="networkidle")  # the choice is saved: dark only
+    tab.requested.clear()
+    tab.page.reload(wait_until="networkidle")
+    tab.page.locator("picture.posenc-figure img").first.scroll_into_view_if_needed()
+    assert not [u for u in tab.requested if u.endswith("-light.svg")]
+
+
+def test_widget_fallbacks_show_with_javascript_off(guarded, site_url):
+    tab = guarded(javascript=False)
+    tab.page.goto(f"{site_url}/part1/picture/", wait_until="networkidle")
+    assert tab.page.locator(".posenc-widget picture img").count() >= 6
+
+
+@pytest.mark.parametrize("page", ["part1/formula", "notebooks/four_methods"])
+def test_math_shows_with_javascript_off(guarded, site_url, page):
+    tab = guarded(javascript=False)
+    tab.page.goto(f"{site_url}/{page}/", wait_until="networkidle")
+    assert tab.page.locator(".katex-html").count() >= 5
+    assert not [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)], page
 
 
 def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages):

@@ -30,8 +30,8 @@ def test_missing_katex_stops_the_build_with_instructions(tmp_path):
 
 def test_katex_files_include_fonts():
     files = build_assets.katex_files(build_assets.katex_dir(ROOT))
-    assert "assets/katex/katex.min.js" in files
-    assert "assets/katex/contrib/auto-render.min.js" in files
+    assert "assets/katex/katex.min.css" in files
+    assert not [name for name in files if name.endswith(".js")]  # math is prerendered
     assert sum(name.endswith(".woff2") for name in files) >= 10
 
 
@@ -69,16 +69,59 @@ def test_number_formatting():
     assert count(60611.48) == "60,611"
 
 
-def test_figure_markdown_links_both_themes_relative_to_the_page():
+def test_figure_markdown_is_one_picture_relative_to_the_page():
     from posenc_docs.figures import FIGURES
 
     slug = FIGURES[0].slug
-    text = macros.figure_markdown(slug, "part1/page.md")
-    assert f"](../figures/{slug}-light.svg#only-light)" in text
-    assert f"](../figures/{slug}-dark.svg#only-dark)" in text
-    assert macros.figure_markdown(slug, "index.md").count("](figures/") == 2
+    text = macros.figure_markdown(slug, "part1/page/")
+    assert text.count("<picture") == 1 and text.count("<img") == 1
+    assert f'<img src="../../figures/{slug}-light.svg"' in text
+    assert f'<source srcset="../../figures/{slug}-dark.svg"' in text
+    assert f'src="../figures/{slug}-light.svg"' in macros.figure_markdown(
+        slug, "part1/"
+    )
+    assert 'media="(prefers-color-scheme: dark)"' in text
+    assert f'src="figures/{slug}-light.svg"' in macros.figure_markdown(slug, "")
     with pytest.raises(KeyError, match="no figure named"):
-        macros.figure_markdown("nope", "index.md")
+        macros.figure_markdown("nope", "")
+
+
+def test_figure_alt_text_is_escaped_for_an_attribute(monkeypatch):
+    from posenc_docs import figures
+    from posenc_docs.figures.spec import FigureSpec
+
+    spec = FigureSpec(slug="q", draw=None, alt='a "quoted" <b> & c')
+    monkeypatch.setitem(figures.BY_SLUG, "q", spec)
+    assert 'alt="a &quot;quoted&quot; &lt;b&gt; &amp; c"' in macros.figure_markdown(
+        "q", ""
+    )
+
+
+def test_svg_size_reads_matplotlib_points_as_css_pixels():
+    from posenc_docs.figures.spec import svg_size
+
+    assert svg_size(b'<svg width="504pt" height="302.4pt" viewBox="0 0 5 3">') == (
+        672,
+        403,
+    )
+
+
+def test_figure_images_get_their_size_and_widget_fallbacks_noscript():
+    page = (
+        '<p><picture class="posenc-figure"><img src="../figures/a-light.svg" '
+        'alt="x"></picture></p>'
+        '<div class="posenc-widget" data-widget="w"><p><picture class="posenc-figure">'
+        '<img src="../figures/b-light.svg"></picture></p></div>'
+    )
+    sized = build_assets.with_sizes(
+        page, {"figures/a-light.svg": (640, 480), "figures/b-light.svg": (10, 20)}
+    )
+    assert (
+        '<img src="../figures/a-light.svg" width="640" height="480" alt="x">' in sized
+    )
+    out = build_assets.widget_fallbacks_in_noscript(sized)
+    assert out.count("<noscript>") == 1
+    assert out.index("<noscript>") > out.index('class="posenc-widget"')
 
 
 NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->
@@ -116,3 +159,41 @@ def test_stdout_split_by_flush_timing_is_joined():
     assert notebooks.STREAM_BREAK.sub("", split) == one
     result = split.replace('prompt"></div>', 'prompt">Out[3]:</div>')
     assert notebooks.STREAM_BREAK.sub("", result) == result  # not a stream
+
+
+katex = load("katex")
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    process = katex.KatexRenderer(ROOT)
+    yield process
+    process.close()
+
+
+def test_arithmatex_spans_become_katex_html(renderer):
+    page = (
+        '<p>Let <span class="arithmatex">\\(a &lt; b\\)</span>.</p>\n'
+        '<div class="arithmatex">\\[\n\\frac{1}{2}\n\\]</div>'
+    )
+    out = katex.render_arithmatex(page, renderer, "x.md")
+    assert out.count('class="katex"') == 2 and 'class="katex-display"' in out
+    assert "<mo>&lt;</mo>" in out and "\\(" not in out and "\\[" not in out
+    assert out.startswith('<p>Let <span class="arithmatex"><span class="katex">')
+
+
+def test_invalid_tex_names_the_page_and_the_formula(renderer):
+    page = '<span class="arithmatex">\\(\\frac{1\\)</span>'
+    with pytest.raises(PluginError, match=r"part1/x\.md.*frac\{1"):
+        katex.render_arithmatex(page, renderer, "part1/x.md")
+
+
+def test_notebook_dollars_render_outside_code_only(renderer):
+    cell = (
+        '<div class="jp-RenderedHTMLCommon jp-MarkdownOutput" data-mime-type="x">'
+        "<p>Angle $m\\theta$ and</p>$$x^2$$<code>$not math$</code></div>"
+        "<pre>$also not$</pre>"
+    )
+    out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
+    assert out.count('class="katex"') == 2
+    assert "<code>$not math$</code>" in out and "<pre>$also not$</pre>" in out

@@ -1,4 +1,4 @@
-"""What a figure is, how it becomes bytes, and where the site serves it.
+"""What a figure is, how it becomes bytes, where the site serves it, and its size.
 
 The hooks import this contract (themes, URLs, SVG bytes) rather than restating it.
 """
@@ -25,6 +25,14 @@ def figure_path(slug: str, theme: str) -> str:
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
     return f"figures/{slug}-{theme}.svg"
+
+
+def svg_size(svg: bytes) -> tuple[int, int]:
+    """CSS pixel width and height of matplotlib SVG bytes (``width="504pt"``...)."""
+    head = svg[:1000].decode()
+    points = [float(head.split(f'{name}="', 1)[1].split("pt", 1)[0])
+              for name in ("width", "height")]  # fmt: skip
+    return tuple(round(value * 4 / 3) for value in points)
 
 
 def to_svg(fig) -> bytes:

@@ -1,0 +1,139 @@
+"""MkDocs hook: math rendered to HTML at build time by KaTeX, one Node process a build.
+
+Pages ship KaTeX's stylesheet and fonts but no KaTeX JavaScript, so formulas show
+with JavaScript off and nothing moves after first paint. Markdown pages carry
+arithmatex's ``\\(...\\)`` / ``\\[...\\]`` spans; notebook pages carry ``$...$`` and
+``$$...$$`` in their Markdown cells. Invalid TeX stops the build, naming the page
+and the formula.
+"""
+
+import html
+import json
+import posixpath
+import re
+import subprocess
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+SCRIPT = Path(__file__).with_name("katex_render.mjs")
+ARITHMATEX = re.compile(
+    r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])'
+    r"</\1>",
+    re.DOTALL,
+)
+# In notebook Markdown cells: $$...$$ first, then $...$ (no newline inside).
+DOLLARS = re.compile(r"\$\$(?P<block>.+?)\$\$|\$(?P<inline>[^$\n]+?)\$", re.DOTALL)
+NOTEBOOK_CELL = re.compile(
+    r'(<div class="[^"]*\bjp-MarkdownOutput\b[^"]*"[^>]*>)(.*?)(</div>)',
+    re.DOTALL,
+)
+UNTOUCHED = re.compile(r"(<(pre|code)\b.*?</\2>)", re.DOTALL)
+
+
+class KatexRenderer:
+    """A long-lived ``node katex_render.mjs``: TeX in, HTML out, in batches."""
+
+    def __init__(self, project_dir: Path):
+        self._process = subprocess.Popen(
+            ["node", str(SCRIPT)],
+            cwd=project_dir,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+
+    def render(self, items: list[tuple[str, bool]], where: str) -> list[str]:
+        """HTML for each ``(tex, display)``; invalid TeX raises naming ``where``."""
+        if not items:
+            return []
+        self._process.stdin.write(json.dumps(items) + "\n")
+        self._process.stdin.flush()
+        answer = json.loads(self._process.stdout.readline())
+        if "error" in answer:
+            tex = items[answer["error"]["index"]][0]
+            message = answer["error"]["message"]
+            raise PluginError(f"invalid TeX on {where}: {tex!r}: {message}")
+        return answer["html"]
+
+    def close(self) -> None:
+        self._process.stdin.close()
+        self._process.wait(timeout=10)
+
+
+def render_arithmatex(page_html: str, renderer: KatexRenderer, where: str) -> str:
+    """Replace each arithmatex span or div by KaTeX's HTML, inside the same tag."""
+    found = list(ARITHMATEX.finditer(page_html))
+    items = [
+        (html.unescape(m["inline"] if m["block"] is None else m["block"]).strip(),
+         m["block"] is not None)
+        for m in found
+    ]  # fmt: skip
+    rendered = iter(renderer.render(items, where))
+    return ARITHMATEX.sub(
+        lambda m: f'<{m[1]} class="arithmatex">{next(rendered)}</{m[1]}>', page_html
+    )
+
+
+def render_dollars(text: str, renderer: KatexRenderer, where: str) -> str:
+    """Render ``$...$`` and ``$$...$$`` in ``text``, leaving ``<pre>``/``<code>``."""
+    pieces = UNTOUCHED.split(text)
+    prose = pieces[::3]  # split keeps both groups: prose, element, tag name, prose...
+    found = [m for part in prose for m in DOLLARS.finditer(part)]
+    items = [
+        (html.unescape(m["inline"] or m["block"]).strip(), m["block"] is not None)
+        for m in found
+    ]
+    rendered = iter(renderer.render(items, where))
+    pieces[::3] = [DOLLARS.sub(lambda _: next(rendered), part) for part in prose]
+    del pieces[2::3]  # the tag-name group
+    return "".join(pieces)
+
+
+def render_notebook_cells(page_html: str, renderer: KatexRenderer, where: str) -> str:
+    """Render the dollar math of every Markdown cell of a notebook page."""
+    return NOTEBOOK_CELL.sub(
+        lambda m: m[1] + render_dollars(m[2], renderer, where) + m[3], page_html
+    )
+
+
+PRELOADED_FONTS = ("KaTeX_Main-Regular", "KaTeX_Math-Italic")  # on every math page
+
+
+def with_font_preloads(page_html: str, page_url: str) -> str:
+    """Preload KaTeX's two everyday fonts on a page with math: no shift on load."""
+    if 'class="katex"' not in page_html:
+        return page_html
+    here = posixpath.dirname(page_url + "x") or "."
+    links = "".join(
+        f'<link rel="preload" as="font" type="font/woff2" crossorigin href="'
+        f'{posixpath.relpath(f"assets/katex/fonts/{name}.woff2", here)}">'
+        for name in PRELOADED_FONTS
+    )
+    return page_html.replace("</head>", links + "</head>", 1)
+
+
+_renderer: KatexRenderer | None = None
+
+
+def on_pre_build(config):
+    global _renderer
+    _renderer = KatexRenderer(Path(config.config_file_path).parent)
+
+
+def on_post_page(output, page, config):
+    where = page.file.src_uri
+    output = render_arithmatex(output, _renderer, where)
+    if where.startswith("notebooks/"):
+        output = render_notebook_cells(output, _renderer, where)
+    return with_font_preloads(output, page.url)
+
+
+def on_post_build(config):
+    _renderer.close()
+
+
+def on_build_error(error):
+    if _renderer is not None:
+        _renderer.close()
