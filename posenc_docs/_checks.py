@@ -118,3 +118,14 @@ def checked_permutation(name: str, perm, n: int) -> np.ndarray:
     if values.shape[0] != n or not np.array_equal(np.sort(values), np.arange(n)):
         raise ValueError(f"{name} must be a permutation of 0..{n - 1}, got {perm!r}")
     return values
+
+
+def checked_integer_dtype(name: str, x):
+    """``x`` (array or tensor) if its dtype is a signed or unsigned integer."""
+    if isinstance(x, torch.Tensor):
+        ok = not x.is_floating_point() and not x.is_complex() and x.dtype != torch.bool
+    else:
+        ok = x.dtype.kind in "iu"
+    if not ok:
+        raise TypeError(f"{name} must have an integer dtype, got {x.dtype}")
+    return x
