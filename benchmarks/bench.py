@@ -12,7 +12,7 @@ from functools import partial
 import torch
 
 from posenc_docs.alibi import alibi_bias_torch, alibi_slopes
-from posenc_docs.rope import LAYOUTS, apply_rope
+from posenc_docs.rope import LAYOUTS, apply_rope_torch
 
 
 def median_ms(fns: dict, repeats: int = 7, warmup: int = 1) -> dict[str, float]:
@@ -61,7 +61,9 @@ def bench_rope(shape=(4, 16, 2048, 128), repeats: int = 7) -> dict[str, float]:
         "rotate-half baseline": lambda: rotate_half_baseline(x, positions),
     }
     for layout in LAYOUTS:
-        fns[f"apply_rope[{layout}]"] = partial(apply_rope, x, positions, layout=layout)
+        fns[f"apply_rope[{layout}]"] = partial(
+            apply_rope_torch, x, positions, layout=layout
+        )
     return median_ms(fns, repeats)
 
 

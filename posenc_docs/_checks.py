@@ -120,6 +120,20 @@ def checked_permutation(name: str, perm, n: int) -> np.ndarray:
     return values
 
 
+def checked_device(name: str, x: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``x`` if it lives on ``device`` (the device of the tensor it goes with)."""
+    if x.device != device:
+        raise ValueError(f"{name} must be on device {device}, got {x.device}")
+    return x
+
+
+def checked_bool(name: str, value) -> bool:
+    """``value`` if it is a bool (or NumPy bool); 0/1 and strings are rejected."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def checked_integer_dtype(name: str, x):
     """``x`` (array or tensor) if its dtype is a signed or unsigned integer."""
     if isinstance(x, torch.Tensor):

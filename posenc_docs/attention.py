@@ -1,15 +1,17 @@
 """Minimal scaled dot-product attention, for the demonstrations on the site.
 
-:func:`attention` takes NumPy arrays (computed in float64) or torch tensors.
-:func:`self_attention` projects one sequence to queries, keys and values and
-lets a positional scheme act: add a table to ``x`` first, ``rotate`` q and k
-(RoPE), or pass a ``bias`` (ALiBi).
+``attention`` is the float64 NumPy reference and ``attention_torch`` its PyTorch
+twin. ``self_attention`` (and ``self_attention_torch``) projects one sequence to
+queries, keys and values and lets a positional scheme act: add a table to ``x``
+first, ``rotate`` q and k (RoPE), or pass a ``bias`` (ALiBi).
 """
 
 import math
 
 import numpy as np
 import torch
+
+from posenc_docs import _checks
 
 
 def _future_keys(q_len: int, k_len: int) -> np.ndarray:
@@ -21,7 +23,8 @@ def _future_keys(q_len: int, k_len: int) -> np.ndarray:
     return np.arange(k_len)[None, :] > query_pos  # (q, k)
 
 
-def _check_shapes(q, k, v, causal: bool) -> None:
+def _check_shapes(q, k, v, bias, causal) -> None:
+    """Raise a ValueError naming the argument whose shape does not fit."""
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise ValueError(
             f"need q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); got q "
@@ -31,49 +34,129 @@ def _check_shapes(q, k, v, causal: bool) -> None:
         raise ValueError(
             f"causal needs Tq <= Tk, got Tq={q.shape[-2]}, Tk={k.shape[-2]}"
         )
+    scores = (
+        *np.broadcast_shapes(q.shape[:-2], k.shape[:-2]),
+        q.shape[-2],
+        k.shape[-2],
+    )
+    try:
+        if bias is not None:
+            np.broadcast_shapes(tuple(bias.shape), scores)
+    except ValueError:
+        raise ValueError(
+            f"bias must broadcast to the logits' shape {scores}, "
+            f"got {tuple(bias.shape)}"
+        ) from None
 
 
-# --8<-- [start:attention]
+def _checked_arrays(q, k, v, bias, causal, return_weights):
+    """q, k, v (and bias) as float64 arrays, after checking every argument."""
+    _checks.checked_bool("causal", causal)
+    _checks.checked_bool("return_weights", return_weights)
+    q, k, v = (
+        _checks.checked_array(name, a, min_ndim=2, floating=False).astype(np.float64)
+        for name, a in (("q", q), ("k", k), ("v", v))
+    )
+    if bias is not None:
+        bias = _checks.checked_array("bias", bias, min_ndim=0, floating=False)
+    _check_shapes(q, k, v, bias, causal)
+    return q, k, v, bias
+
+
 def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
-    """Scaled dot-product attention for NumPy arrays or torch tensors.
+    """Scaled dot-product attention (NumPy, float64).
 
     Parameters
     ----------
-    q, k, v : array or tensor
+    q, k, v : array_like
         Shapes ``(..., Tq, d)``, ``(..., Tk, d)``, ``(..., Tk, dv)``.
-    bias : array or tensor, optional
+    bias : array_like, optional
         Added to the scaled logits; broadcastable to ``(..., Tq, Tk)``.
     causal : bool
         Mask keys after each query; query r sits at position ``Tk - Tq + r``.
     return_weights : bool
         Also return the attention weights ``(..., Tq, Tk)``.
 
+    Returns
+    -------
+    numpy.ndarray or tuple of numpy.ndarray
+        ``out`` of shape ``(..., Tq, dv)``, and the weights if asked for.
+
     Notes
     -----
     ``weights = softmax(q k^T / sqrt(d) + bias)`` over keys; ``out = weights v``.
     """
-    _check_shapes(q, k, v, causal)
-    future = _future_keys(q.shape[-2], k.shape[-2]) if causal else None
-    if isinstance(q, np.ndarray):
-        q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
-        scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
-        scores = scores if bias is None else scores + bias
-        scores = scores if future is None else np.where(future, -np.inf, scores)
-        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        weights /= weights.sum(axis=-1, keepdims=True)
-    else:
-        scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
-        scores = scores if bias is None else scores + bias
-        if future is not None:
-            scores = scores.masked_fill(
-                torch.as_tensor(future, device=scores.device), -math.inf
-            )
-        weights = torch.softmax(scores, dim=-1)
+    q, k, v, bias = _checked_arrays(q, k, v, bias, causal, return_weights)
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
+    scores = scores if bias is None else scores + bias
+    if causal:
+        scores = np.where(_future_keys(q.shape[-2], k.shape[-2]), -np.inf, scores)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
     out = weights @ v  # (..., Tq, dv)
     return (out, weights) if return_weights else out
 
 
-# --8<-- [end:attention]
+def _checked_tensors(q, k, v, bias, causal, return_weights):
+    """Check every argument of attention_torch."""
+    _checks.checked_bool("causal", causal)
+    _checks.checked_bool("return_weights", return_weights)
+    q = _checks.checked_tensor("q", q, min_ndim=2)
+    for name, t in (("k", k), ("v", v)):
+        _checks.checked_tensor(name, t, min_ndim=2)
+        _checks.checked_device(name, t, q.device)
+        if t.dtype != q.dtype:
+            raise TypeError(f"{name} must have q's dtype {q.dtype}, got {t.dtype}")
+    if bias is not None:
+        _checks.checked_tensor("bias", bias, min_ndim=0)
+        _checks.checked_device("bias", bias, q.device)
+    _check_shapes(q, k, v, bias, causal)
+
+
+def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
+    """Scaled dot-product attention (torch twin of attention).
+
+    Parameters
+    ----------
+    q, k, v : torch.Tensor
+        Shapes ``(..., Tq, d)``, ``(..., Tk, d)``, ``(..., Tk, dv)``; one dtype.
+    bias : torch.Tensor, optional
+        Added to the scaled logits; broadcastable to ``(..., Tq, Tk)``.
+    causal : bool
+        Mask keys after each query; query r sits at position ``Tk - Tq + r``.
+    return_weights : bool
+        Also return the attention weights ``(..., Tq, Tk)``.
+
+    Returns
+    -------
+    torch.Tensor or tuple of torch.Tensor
+        ``out`` of shape ``(..., Tq, dv)``, and the weights if asked for.
+
+    Notes
+    -----
+    ``weights = softmax(q k^T / sqrt(d) + bias)`` over keys; ``out = weights v``.
+    """
+    _checked_tensors(q, k, v, bias, causal, return_weights)
+    scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
+    scores = scores if bias is None else scores + bias
+    if causal:
+        future = torch.from_numpy(_future_keys(q.shape[-2], k.shape[-2]))
+        scores = scores.masked_fill(future.to(scores.device), -math.inf)
+    weights = torch.softmax(scores, dim=-1)
+    out = weights @ v  # (..., Tq, dv)
+    return (out, weights) if return_weights else out
+
+
+def _check_projections(x, weights, rotate) -> None:
+    """Raise if a projection does not take x's width or rotate is not callable."""
+    if rotate is not None and not callable(rotate):
+        raise TypeError(f"rotate must be callable or None, got {rotate!r}")
+    for name, w in weights.items():
+        if w.ndim != 2 or w.shape[0] != x.shape[-1]:
+            raise ValueError(
+                f"{name} must have shape (d_model, d_head) with d_model = "
+                f"x.shape[-1] = {x.shape[-1]}, got {tuple(w.shape)}"
+            )
 
 
 # --8<-- [start:self_attention]
@@ -83,15 +166,39 @@ def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
     Notes
     -----
     ``q, k, v = x W_q, x W_k, x W_v``; if given, ``rotate`` (e.g. RoPE at
-    positions 0..T-1) is applied to q and k only; then :func:`attention`.
+    positions 0..T-1) is applied to q and k only; then attention.
     Without any of ``rotate``/``bias``/``causal`` (and nothing added to ``x``)
     the result is permutation equivariant: permuting the rows of ``x``
     permutes the output rows the same way, so word order is invisible.
     """
-    q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., T, d_head)
+    x = _checks.checked_array("x", x, min_ndim=2, floating=False)
+    named = {"w_q": w_q, "w_k": w_k, "w_v": w_v}
+    w = {n: _checks.checked_array(n, a, floating=False) for n, a in named.items()}
+    _check_projections(x, w, rotate)
+    q, k, v = x @ w["w_q"], x @ w["w_k"], x @ w["w_v"]  # (..., T, d_head)
     if rotate is not None:
         q, k = rotate(q), rotate(k)
     return attention(q, k, v, bias=bias, causal=causal)
 
 
 # --8<-- [end:self_attention]
+
+
+def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
+    """One attention head over the tensor ``x`` (torch twin of self_attention).
+
+    Notes
+    -----
+    ``q, k, v = x W_q, x W_k, x W_v`` with ``W`` of shape ``(d_model, d_head)``;
+    ``rotate`` (e.g. RoPE) acts on q and k only; then attention_torch.
+    """
+    x = _checks.checked_tensor("x", x, min_ndim=2)
+    w = {"w_q": w_q, "w_k": w_k, "w_v": w_v}
+    for name, t in w.items():
+        _checks.checked_tensor(name, t)
+        _checks.checked_device(name, t, x.device)
+    _check_projections(x, w, rotate)
+    q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., T, d_head)
+    if rotate is not None:
+        q, k = rotate(q), rotate(k)
+    return attention_torch(q, k, v, bias=bias, causal=causal)

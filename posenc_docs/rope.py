@@ -8,13 +8,16 @@ interchangeable without permuting the q/k weights:
 - ``"interleaved"``: pair i is ``(x[2i], x[2i+1])`` (RoFormer, GPT-J, Meta llama).
 - ``"half"``: pair i is ``(x[i], x[i + d/2])`` (GPT-NeoX, Hugging Face LLaMA).
 
-NumPy functions are the float64 reference. Torch paths never form angles in
-bf16/fp16: angles, cos and sin are float32 (float64 if given), and only the
-result is cast back to the input dtype.
+The NumPy functions are the float64 reference; each ``*_torch`` function and
+``RotaryEmbedding`` is its PyTorch twin, tested equal to it. Torch paths never
+form angles in bf16/fp16: angles, cos and sin are float32 (float64 if given),
+and only the result is cast back to the input dtype.
 """
 
 import numpy as np
 import torch
+
+from posenc_docs import _checks
 
 LAYOUTS = ("interleaved", "half")
 
@@ -26,7 +29,7 @@ def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
     Parameters
     ----------
     d : int
-        Rotary dimension (positive, even).
+        Rotary dimension (even, >= 2).
     base : float
         The RoPE base b (``rope_theta``), > 1.
 
@@ -39,10 +42,8 @@ def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
     -----
     ``theta_i = base^(-2i/d)`` for i = 0..d/2-1 (RoFormer eq. 15).
     """
-    if d <= 0 or d % 2:
-        raise ValueError(f"d must be a positive even integer, got {d}")
-    if base <= 1:
-        raise ValueError(f"base must be > 1, got {base}")
+    d = _checks.checked_even("d", d)
+    base = _checks.checked_real("base", base, gt=1)
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
@@ -51,102 +52,253 @@ def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
 _default_inv_freq = inv_freq  # parameters named ``inv_freq`` shadow the function
 
 
-# --8<-- [start:angles]
-def angles(positions, inv_freq):
-    """Rotation angle of every pair at every position.
+def angles(positions, inv_freq) -> np.ndarray:
+    """Rotation angle of every pair at every position (NumPy, float64).
 
     Parameters
     ----------
-    positions : array or tensor, shape ``(..., T)``
+    positions : array_like, shape ``(..., T)``
         Token positions m (integers, or floats for interpolated positions).
-    inv_freq : array or tensor, shape ``(d/2,)``
+    inv_freq : array_like, shape ``(d/2,)``
         Pair frequencies theta_i.
 
     Returns
     -------
-    numpy.ndarray or torch.Tensor
-        Shape ``(..., T, d/2)``. NumPy: float64. Torch (if either input is a
-        tensor): float64 if either input is float64, else float32.
+    numpy.ndarray
+        Shape ``(..., T, d/2)``, float64.
 
     Notes
     -----
-    ``angle[..., t, i] = positions[..., t] * theta_i``. bf16 keeps 8 significant
-    bits: integers are exact only up to 256 (1001 rounds to 1000), and theta_i
-    and the product are each rounded by up to 0.4% (2 radians on an angle of
-    1000). So torch inputs are upcast to float32 before multiplying.
+    ``angle[..., t, i] = positions[..., t] * theta_i``.
     """
-    if not isinstance(positions, torch.Tensor) and not isinstance(
-        inv_freq, torch.Tensor
-    ):
-        positions, inv_freq = np.asarray(positions), np.asarray(inv_freq)
-        return np.multiply.outer(positions.astype(np.float64), inv_freq)
-    device = (positions if isinstance(positions, torch.Tensor) else inv_freq).device
-    positions = torch.as_tensor(positions, device=device)
-    inv_freq = torch.as_tensor(inv_freq, device=device)
-    wide = torch.float64 in (positions.dtype, inv_freq.dtype)
-    work = torch.float64 if wide else torch.float32
-    return positions.to(work)[..., None] * inv_freq.to(work)  # (..., T, d/2)
+    positions = _checks.checked_array("positions", positions, floating=False)
+    theta = _checks.checked_array("inv_freq", inv_freq, floating=False)
+    return np.multiply.outer(positions.astype(np.float64), theta.astype(np.float64))
 
 
-# --8<-- [end:angles]
-
-
-def _check_rope_args(x_shape, positions_shape, theta, layout="interleaved"):
-    """Raise a ValueError naming the argument if shapes or layout are wrong."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    if len(x_shape) < 2:
-        raise ValueError(f"x must have shape (..., T, d), got {tuple(x_shape)}")
-    T, d = x_shape[-2], x_shape[-1]
-    if d == 0 or d % 2:
-        raise ValueError(f"d = x.shape[-1] must be positive and even, got {d}")
+def _check_shapes(x, positions, theta) -> None:
+    """Raise a ValueError naming the argument whose shape does not fit x."""
+    T, d = x.shape[-2], x.shape[-1]
+    _checks.checked_even("d = x.shape[-1]", d)
     if theta is not None and tuple(theta.shape) != (d // 2,):
         raise ValueError(
             f"inv_freq must have shape (d/2,) = ({d // 2},) for d = x.shape[-1] = "
             f"{d}, got {tuple(theta.shape)}"
         )
-    if len(positions_shape) == 0 or positions_shape[-1] != T:
+    if positions.shape[-1] != T:
         raise ValueError(
             f"positions must have shape (..., T) with T = x.shape[-2] = {T}, "
-            f"got shape {tuple(positions_shape)}"
+            f"got shape {tuple(positions.shape)}"
         )
     try:
-        np.broadcast_shapes(tuple(positions_shape[:-1]), tuple(x_shape[:-2]))
+        np.broadcast_shapes(tuple(positions.shape[:-1]), tuple(x.shape[:-2]))
     except ValueError:
         raise ValueError(
-            f"positions shape {tuple(positions_shape)} does not broadcast against "
-            f"x shape {tuple(x_shape)} (for (B, H, T, d) pass (B, 1, T))"
+            f"positions shape {tuple(positions.shape)} does not broadcast against "
+            f"x shape {tuple(x.shape)} (for (B, H, T, d) pass (B, 1, T))"
         ) from None
 
 
-def _prepare(x, positions, base, theta, layout="interleaved"):
-    """Check the arguments; return positions and inv_freq in x's library."""
-    if isinstance(x, np.ndarray):
-        theta = None if theta is None else np.asarray(theta, dtype=np.float64)
-        positions = np.asarray(positions)
-    elif isinstance(x, torch.Tensor):
-        theta = None if theta is None else torch.as_tensor(theta, device=x.device)
-        if not isinstance(positions, torch.Tensor):  # keep float64 positions
-            positions = np.asarray(positions)
-        positions = torch.as_tensor(positions, device=x.device)
-    else:
-        raise TypeError(f"x must be a numpy.ndarray or torch.Tensor, got {type(x)}")
-    _check_rope_args(x.shape, positions.shape, theta, layout)
+def _numpy_args(x, positions, base, inv_freq, layout="interleaved"):
+    """Checked float64 x, positions and frequencies for the NumPy functions."""
+    _checks.checked_choice("layout", layout, LAYOUTS)
+    base = _checks.checked_real("base", base, gt=1)
+    x = _checks.checked_array("x", x, min_ndim=2, floating=False).astype(np.float64)
+    positions = _checks.checked_array("positions", positions, floating=False)
+    theta = None
+    if inv_freq is not None:
+        theta = _checks.checked_array("inv_freq", inv_freq, floating=False)
+    _check_shapes(x, positions, theta)
     if theta is None:
         theta = _default_inv_freq(x.shape[-1], base)
-        if isinstance(x, torch.Tensor):  # same dtype as the rotation: float32/64
-            theta = torch.from_numpy(theta).to(x.device, _work_dtype(x))
-    return positions, theta
+    return x, positions, theta
+
+
+# --8<-- [start:apply_rope]
+def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=None):
+    """Rotate the feature pairs of x by their positions' angles (NumPy, float64).
+
+    Parameters
+    ----------
+    x : array_like, shape ``(..., T, d)``
+        Queries or keys, e.g. ``(B, H, T, d)``.
+    positions : array_like, shape ``(T,)`` or broadcastable ``(..., T)``
+        Position m of each token; leading dims align right with x's, so
+        per-sequence positions for ``(B, H, T, d)`` are ``(B, 1, T)``.
+    base : float
+        RoPE base, used only when ``inv_freq`` is None.
+    layout : {"interleaved", "half"}
+        Pair layout: pair i is ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
+    inv_freq : array_like, shape ``(d/2,)``, optional
+        Frequencies to use instead of ``base^(-2i/d)`` (e.g. from a scaling method).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, x's shape broadcast with positions' leading dims.
+
+    Notes
+    -----
+    For pair ``(a, b)`` of a token at position m,
+    ``a' = a cos(m theta_i) - b sin(m theta_i)``,
+    ``b' = b cos(m theta_i) + a sin(m theta_i)``.
+    """
+    x, positions, theta = _numpy_args(x, positions, base, inv_freq, layout)
+    angle = angles(positions, theta)  # (..., T, d/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    if layout == "interleaved":
+        x1, x2 = x[..., 0::2], x[..., 1::2]  # pair i = (x[2i], x[2i+1])
+    else:
+        x1, x2 = np.split(x, 2, axis=-1)  # pair i = (x[i], x[i + d/2])
+    out1, out2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin  # (..., T, d/2) each
+    if layout == "interleaved":
+        return np.stack([out1, out2], axis=-1).reshape(*out1.shape[:-1], -1)
+    return np.concatenate([out1, out2], axis=-1)  # (..., T, d)
+
+
+# --8<-- [end:apply_rope]
+
+
+def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
+    """RoPE in Meta's complex form (NumPy, complex128; interleaved layout).
+
+    Parameters
+    ----------
+    x : array_like, shape ``(..., T, d)``
+    positions : array_like, shape ``(T,)`` or broadcastable ``(..., T)``
+    base : float
+        RoPE base, used only when ``inv_freq`` is None.
+    inv_freq : array_like, shape ``(d/2,)``, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        float64; equals ``apply_rope(..., layout="interleaved")``.
+
+    Notes
+    -----
+    Pair i is ``(x[2i], x[2i+1])``, read as ``z_i = x[2i] + j x[2i+1]`` and
+    multiplied by ``e^(j m theta_i)``; real and imaginary parts go back to
+    ``2i`` and ``2i+1``.
+    """
+    x, positions, theta = _numpy_args(x, positions, base, inv_freq)
+    z = x[..., 0::2] + 1j * x[..., 1::2]  # (..., T, d/2) complex128
+    rotated = z * np.exp(1j * angles(positions, theta))
+    return np.stack([rotated.real, rotated.imag], -1).reshape(*rotated.shape[:-1], -1)
+
+
+def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
+    """The (d, d) rotation R_m that RoPE applies at position m (NumPy, float64).
+
+    Parameters
+    ----------
+    m : float
+        Position.
+    d : int
+        Rotary dimension (even, >= 2).
+    base : float
+        RoPE base.
+    layout : {"interleaved", "half"}
+        Pair layout: pair i is ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d, d)``, with ``apply_rope(x, [m]) == R_m @ x``.
+
+    Notes
+    -----
+    Interleaved, R_m is block diagonal (RoFormer eq. 15): block i is
+    ``[[cos(m theta_i), -sin(m theta_i)], [sin(m theta_i), cos(m theta_i)]]``.
+    The half layout holds the same blocks in rows and columns i and i + d/2.
+    ``R_m^T R_n = R_(n-m)``: the score ``q^T R_m^T R_n k`` depends on n - m.
+    """
+    m = _checks.checked_real("m", m)
+    d = _checks.checked_even("d", d)
+    identity = np.eye(d)  # row j of apply_rope(identity) is R_m e_j
+    return apply_rope(identity, np.full(d, m), base=base, layout=layout).T
+
+
+def relative_upper_bound(distance, d: int = 128, base: float = 10000.0):
+    """RoFormer's long-term decay bound (section 3.4.3) at each relative distance.
+
+    Parameters
+    ----------
+    distance : array_like
+        Relative distances m - n (any shape).
+    d : int
+        Rotary dimension (even, >= 2).
+    base : float
+        RoPE base.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        float64, distance's shape.
+
+    Notes
+    -----
+    With partial sums ``S_j = sum_{i<j} e^(j (m-n) theta_i)`` RoFormer bounds the
+    score by ``max_i |h_(i+1) - h_i| * sum_j |S_j|``; this returns the
+    distance-dependent factor averaged over the d/2 sums,
+    ``(1 / (d/2)) * sum_{j=1}^{d/2} |S_j|``, which starts at (d/2 + 1)/2.
+    """
+    distance = _checks.checked_array("distance", distance, min_ndim=0, floating=False)
+    phase = np.multiply.outer(distance.astype(np.float64), inv_freq(d, base))
+    partial_sums = np.cumsum(np.exp(1j * phase), axis=-1)  # (..., d/2): S_1..S_{d/2}
+    return np.abs(partial_sums).mean(axis=-1)
+
+
+# ---------------------------------------------------------------- torch
 
 
 def _work_dtype(x: torch.Tensor) -> torch.dtype:
     """float64 stays float64; every other dtype is rotated in float32."""
-    if not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor, got {x.dtype}")
     return torch.float64 if x.dtype == torch.float64 else torch.float32
 
 
-# --8<-- [start:_rotate_complex_torch]
+def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
+    """Rotation angle of every pair at every position (torch twin of angles).
+
+    Parameters
+    ----------
+    positions : torch.Tensor, shape ``(..., T)``
+    inv_freq : torch.Tensor, shape ``(d/2,)``
+
+    Returns
+    -------
+    torch.Tensor
+        Shape ``(..., T, d/2)``; float64 if either input is float64, else float32.
+
+    Notes
+    -----
+    bf16 keeps 8 significant bits: integers are exact only up to 256 (1001
+    rounds to 1000), and theta_i and the product are each rounded by up to 0.4%
+    (2 radians on an angle of 1000). So inputs are upcast to float32 first.
+    """
+    positions = _checks.checked_tensor("positions", positions, floating=False)
+    theta = _checks.checked_tensor("inv_freq", inv_freq)
+    _checks.checked_device("inv_freq", theta, positions.device)
+    wide = torch.float64 in (positions.dtype, theta.dtype)
+    work = torch.float64 if wide else torch.float32
+    return positions.to(work)[..., None] * theta.to(work)  # (..., T, d/2)
+
+
+def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
+    """Checked x, positions and frequencies (x's device) for the torch functions."""
+    _checks.checked_choice("layout", layout, LAYOUTS)
+    base = _checks.checked_real("base", base, gt=1)
+    x = _checks.checked_tensor("x", x, min_ndim=2)
+    positions = _checks.checked_tensor("positions", positions, floating=False)
+    _checks.checked_device("positions", positions, x.device)
+    if inv_freq is None:
+        _checks.checked_even("d = x.shape[-1]", x.shape[-1])
+        theta = torch.from_numpy(_default_inv_freq(x.shape[-1], base))
+        inv_freq = theta.to(x.device, _work_dtype(x))  # same dtype as the rotation
+    _check_shapes(x, positions, _checks.checked_tensor("inv_freq", inv_freq))
+    return x, positions, inv_freq
+
+
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     """Multiply pairs (x[2i], x[2i+1]) as complex numbers by ``cis``."""
     pairs = x.unflatten(-1, (-1, 2))  # (..., T, d/2, 2), a view
@@ -157,10 +309,6 @@ def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     return torch.view_as_real(as_complex * cis).flatten(-2)  # (..., T, d)
 
 
-# --8<-- [end:_rotate_complex_torch]
-
-
-# --8<-- [start:_rotate_torch]
 def _rotate_torch(x, cos, sin, layout):
     """Rotate x (..., T, d) by cos/sin (..., T, d/2) of the same dtype."""
     if layout == "interleaved":
@@ -175,112 +323,68 @@ def _rotate_torch(x, cos, sin, layout):
     return out
 
 
-# --8<-- [end:_rotate_torch]
-
-
-# --8<-- [start:_apply_rope_numpy]
-def _apply_rope_numpy(x, positions, theta, layout):
-    """NumPy float64 reference: rotate pairs of x (..., T, d) by m * theta_i."""
-    x = np.asarray(x, dtype=np.float64)
-    angle = angles(positions, theta)  # (..., T, d/2)
-    cos, sin = np.cos(angle), np.sin(angle)
-    if layout == "interleaved":
-        x1, x2 = x[..., 0::2], x[..., 1::2]  # pair i = (x[2i], x[2i+1])
-    else:
-        x1, x2 = np.split(x, 2, axis=-1)  # pair i = (x[i], x[i + d/2])
-    out1, out2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin  # (..., T, d/2) each
-    if layout == "interleaved":
-        return np.stack([out1, out2], axis=-1).reshape(*out1.shape[:-1], -1)
-    return np.concatenate([out1, out2], axis=-1)  # (..., T, d)
-
-
-# --8<-- [end:_apply_rope_numpy]
-
-
-# --8<-- [start:apply_rope]
-def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=None):
-    """Rotate the feature pairs of x by their positions' angles.
+def apply_rope_torch(
+    x, positions, *, base=10000.0, layout="interleaved", inv_freq=None
+):
+    """Rotate the feature pairs of x by their positions' angles (torch twin).
 
     Parameters
     ----------
-    x : numpy.ndarray or torch.Tensor, shape ``(..., T, d)``
-        Queries or keys, e.g. ``(B, H, T, d)``.
-    positions : array or tensor, shape ``(T,)`` or broadcastable ``(..., T)``
-        Position m of each token; leading dims align right with x's, so
-        per-sequence positions for ``(B, H, T, d)`` are ``(B, 1, T)``.
+    x : torch.Tensor, shape ``(..., T, d)``
+        Queries or keys, e.g. ``(B, H, T, d)``, any floating dtype.
+    positions : torch.Tensor, shape ``(T,)`` or broadcastable ``(..., T)``
     base : float
         RoPE base, used only when ``inv_freq`` is None.
     layout : {"interleaved", "half"}
-        Pair layout: ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
-    inv_freq : array or tensor, shape ``(d/2,)``, optional
-        Frequencies to use instead of ``base^(-2i/d)`` (e.g. from a scaling method).
+        Pair layout: pair i is ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
+    inv_freq : torch.Tensor, shape ``(d/2,)``, optional
 
     Returns
     -------
-    numpy.ndarray (float64) or torch.Tensor (x.dtype)
-        Same shape as x (broadcast with positions' leading dims).
+    torch.Tensor
+        x.dtype, x's shape broadcast with positions' leading dims.
 
     Notes
     -----
-    For pair ``(a, b)`` of a token at position m,
-    ``a' = a cos(m theta_i) - b sin(m theta_i)``,
-    ``b' = b cos(m theta_i) + a sin(m theta_i)``.
-    Torch: cos/sin in float32 (float64 for float64 x), result cast to x.dtype;
-    the interleaved layout is computed as Meta's complex product (one pass).
+    The rotation of apply_rope. cos/sin are float32 (float64 for float64 x or
+    inv_freq); the interleaved layout is Meta's complex product (one pass).
     """
-    positions, theta = _prepare(x, positions, base, inv_freq, layout)
-    if isinstance(x, np.ndarray):
-        return _apply_rope_numpy(x, positions, theta, layout)
+    x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _work_dtype(x)
-    angle = angles(positions, theta)  # (..., T, d/2), float32 or float64
+    angle = angles_torch(positions, theta)  # (..., T, d/2), float32 or float64
     cos, sin = angle.cos().to(work), angle.sin().to(work)
     return _rotate_torch(x.to(work), cos, sin, layout).to(x.dtype)
 
 
-# --8<-- [end:apply_rope]
-
-
-# --8<-- [start:apply_rope_complex]
-def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
-    """RoPE in Meta's complex form (interleaved layout; equals :func:`apply_rope`).
+def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
+    """RoPE in Meta's complex form (torch twin of apply_rope_complex).
 
     Parameters
     ----------
-    x : numpy.ndarray or torch.Tensor, shape ``(..., T, d)``
-    positions : array or tensor, shape ``(T,)`` or broadcastable ``(..., T)``
+    x : torch.Tensor, shape ``(..., T, d)``
+    positions : torch.Tensor, shape ``(T,)`` or broadcastable ``(..., T)``
     base : float
         RoPE base, used only when ``inv_freq`` is None.
-    inv_freq : array or tensor, shape ``(d/2,)``, optional
+    inv_freq : torch.Tensor, shape ``(d/2,)``, optional
 
     Returns
     -------
-    numpy.ndarray (float64) or torch.Tensor (x.dtype)
+    torch.Tensor
+        x.dtype; equals ``apply_rope_torch(..., layout="interleaved")``.
 
     Notes
     -----
-    Pair i is read as ``z_i = x[2i] + j x[2i+1]`` and multiplied by
-    ``e^(j m theta_i)``; real and imaginary parts go back to ``2i`` and ``2i+1``.
-    NumPy uses complex128; torch complex64 (complex128 for float64 x).
+    Pair i is ``(x[2i], x[2i+1])`` read as ``x[2i] + j x[2i+1]``, times
+    ``e^(j m theta_i)`` formed by torch.polar; complex64 (complex128 for float64).
     """
-    positions, theta = _prepare(x, positions, base, inv_freq)
-    if isinstance(x, np.ndarray):
-        x = x.astype(np.float64)
-        z = x[..., 0::2] + 1j * x[..., 1::2]  # (..., T, d/2) complex128
-        rotated = z * np.exp(1j * angles(positions, theta))
-        return np.stack([rotated.real, rotated.imag], -1).reshape(*z.shape[:-1], -1)
+    x, positions, theta = _torch_args(x, positions, base, inv_freq)
     work = _work_dtype(x)
-    angle = angles(positions, theta).to(work)  # (..., T, d/2)
+    angle = angles_torch(positions, theta).to(work)  # (..., T, d/2)
     cis = torch.polar(torch.ones_like(angle), angle)  # e^(j m theta_i)
     return _rotate_complex_torch(x.to(work), cis).to(x.dtype)
 
 
-# --8<-- [end:apply_rope_complex]
-
-
-def _check_head_dim(d) -> int:
-    if isinstance(d, bool) or not isinstance(d, int | np.integer) or d <= 0 or d % 2:
-        raise ValueError(f"d must be a positive even integer, got {d!r}")
-    return int(d)
+# ---------------------------------------------------------------- layouts
 
 
 # --8<-- [start:interleaved_to_half_permutation]
@@ -305,16 +409,15 @@ def interleaved_to_half_permutation(d: int) -> np.ndarray:
     the same two features turn by the same angle and ``q . k`` is unchanged.
     This is ``permute`` in HF's ``convert_llama_weights_to_hf``, applied to
     W_q and W_k only (W_v and W_o are untouched). For a ``(n_heads*d, hidden)``
-    weight apply it within each head: :func:`permute_qk_weight`.
+    weight apply it within each head: permute_qk_weight.
     """
-    d = _check_head_dim(d)
+    d = _checks.checked_even("d", d)
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (d,)
 
 
 # --8<-- [end:interleaved_to_half_permutation]
 
 
-# --8<-- [start:half_to_interleaved_permutation]
 def half_to_interleaved_permutation(d: int) -> np.ndarray:
     """Row order converting one head's q/k weight rows from half to interleaved.
 
@@ -332,17 +435,13 @@ def half_to_interleaved_permutation(d: int) -> np.ndarray:
     Notes
     -----
     New row ``2i + c`` takes old row ``c*d/2 + i`` (c = 0, 1); the inverse of
-    :func:`interleaved_to_half_permutation`.
+    interleaved_to_half_permutation.
     """
-    half = _check_head_dim(d) // 2
+    half = _checks.checked_even("d", d) // 2
     first, second = np.arange(half), np.arange(half, 2 * half)
     return np.stack([first, second], axis=-1).reshape(-1)  # 0, d/2, 1, d/2+1, ...
 
 
-# --8<-- [end:half_to_interleaved_permutation]
-
-
-# --8<-- [start:permute_qk_weight]
 def permute_qk_weight(w, n_heads: int, perm):
     """Permute the rows of every head of a q or k projection weight (or bias).
 
@@ -353,29 +452,30 @@ def permute_qk_weight(w, n_heads: int, perm):
     n_heads : int
         Heads in w: ``n_heads`` for W_q, ``n_kv_heads`` for W_k.
     perm : integer array, shape ``(d,)``
-        From :func:`interleaved_to_half_permutation` or its inverse.
+        A permutation of 0..d-1, e.g. from interleaved_to_half_permutation.
 
     Returns
     -------
     numpy.ndarray or torch.Tensor
-        Same shape as w; row ``h*d + r`` is old row ``h*d + perm[r]``.
+        Same type and shape as w; row ``h*d + r`` is old row ``h*d + perm[r]``.
     """
-    d = len(perm)
+    n_heads = _checks.checked_int("n_heads", n_heads)
+    if not isinstance(w, np.ndarray | torch.Tensor) or w.ndim < 1:
+        raise TypeError(f"w must be a numpy.ndarray or torch.Tensor, got {w!r}")
+    d = w.shape[0] // n_heads
     if w.shape[0] != n_heads * d:
         raise ValueError(
-            f"w.shape[0] must be n_heads * len(perm) = {n_heads} * {d}, "
+            f"w.shape[0] must be a multiple of n_heads = {n_heads}, "
             f"got w.shape = {tuple(w.shape)}"
         )
-    if isinstance(w, torch.Tensor):
-        perm = torch.as_tensor(np.asarray(perm), device=w.device)
+    perm = _checks.checked_permutation("perm", perm, d).tolist()
     per_head = w.reshape(n_heads, d, *w.shape[1:])  # (n_heads, d, ...)
     return per_head[:, perm].reshape(w.shape)
 
 
-# --8<-- [end:permute_qk_weight]
+# ---------------------------------------------------------------- module
 
 
-# --8<-- [start:RotaryEmbedding]
 class RotaryEmbedding(torch.nn.Module):
     """RoPE for (B, H, T, d) queries and keys, with a float32 cos/sin cache.
 
@@ -388,7 +488,8 @@ class RotaryEmbedding(torch.nn.Module):
     max_len : int
         Positions cached up front; the cache grows when a call needs more.
     layout : {"half", "interleaved"}
-        Pair layout (HF LLaMA checkpoints: "half"; Meta checkpoints: "interleaved").
+        Pair layout: pair i is ``(x[i], x[i + d/2])`` (HF LLaMA checkpoints) or
+        ``(x[2i], x[2i+1])`` (Meta checkpoints).
     inv_freq : array or tensor, shape ``(d/2,)``, optional
         Frequencies from a scaling method, instead of ``base^(-2i/d)``.
     attention_factor : float
@@ -417,17 +518,22 @@ class RotaryEmbedding(torch.nn.Module):
         attention_factor=1.0,
     ):
         super().__init__()
-        d = _check_head_dim(d)
-        if layout not in LAYOUTS:
-            raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-        if max_len <= 0:
-            raise ValueError(f"max_len must be positive, got {max_len}")
+        d = _checks.checked_even("d", d)
+        base = _checks.checked_real("base", base, gt=1)
+        self.layout = _checks.checked_choice("layout", layout, LAYOUTS)
+        max_len = _checks.checked_int("max_len", max_len)
+        self.attention_factor = _checks.checked_real(
+            "attention_factor", attention_factor, gt=0
+        )
         theta = _default_inv_freq(d, base) if inv_freq is None else inv_freq
-        theta = torch.as_tensor(theta, dtype=torch.float32)
-        if tuple(theta.shape) != (d // 2,):
+        if not isinstance(
+            theta, torch.Tensor
+        ):  # a NumPy array from posenc_docs.scaling
+            theta = torch.from_numpy(_checks.checked_array("inv_freq", theta))
+        theta = _checks.checked_tensor("inv_freq", theta, last_dim=d // 2)
+        if theta.ndim != 1:
             raise ValueError(f"inv_freq must have shape ({d // 2},), got {theta.shape}")
-        self.d, self.layout = d, layout
-        self.attention_factor = float(attention_factor)
+        self.d, theta = d, theta.detach().to(torch.float32)
         self.register_buffer("inv_freq", theta, persistent=False)
         self.register_buffer("cos_cached", torch.empty(0), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
@@ -435,7 +541,7 @@ class RotaryEmbedding(torch.nn.Module):
 
     def _build_cache(self, length: int) -> None:
         positions = torch.arange(length, device=self.inv_freq.device)
-        angle = angles(positions, self.inv_freq)  # (length, d/2) float32
+        angle = angles_torch(positions, self.inv_freq)  # (length, d/2) float32
         self.cos_cached = angle.cos() * self.attention_factor
         self.sin_cached = angle.sin() * self.attention_factor
 
@@ -448,10 +554,7 @@ class RotaryEmbedding(torch.nn.Module):
         return self
 
     def _rotate(self, x: torch.Tensor, offset: int, name: str) -> torch.Tensor:
-        if x.ndim < 2 or x.shape[-1] != self.d:
-            raise ValueError(
-                f"{name} must be (..., T, d={self.d}), got {tuple(x.shape)}"
-            )
+        x = _checks.checked_tensor(name, x, min_ndim=2, last_dim=self.d)
         work, T = _work_dtype(x), x.shape[-2]
         cos = self.cos_cached[offset : offset + T].to(x.device, work)  # (T, d/2)
         sin = self.sin_cached[offset : offset + T].to(x.device, work)
@@ -459,12 +562,10 @@ class RotaryEmbedding(torch.nn.Module):
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int = 0):
         """Rotate q and k, (B, H, T, d), as positions offset .. offset + T - 1."""
-        if offset < 0:
-            raise ValueError(f"offset must be >= 0, got {offset}")
+        offset = _checks.checked_int("offset", offset, minimum=0)
+        q = _checks.checked_tensor("q", q, min_ndim=2, last_dim=self.d)
+        k = _checks.checked_tensor("k", k, min_ndim=2, last_dim=self.d)
         needed = offset + max(q.shape[-2], k.shape[-2])
         if needed > self.cos_cached.shape[0]:  # grow geometrically
             self._build_cache(max(needed, 2 * self.cos_cached.shape[0]))
         return self._rotate(q, offset, "q"), self._rotate(k, offset, "k")
-
-
-# --8<-- [end:RotaryEmbedding]

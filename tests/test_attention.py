@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from posenc_docs.alibi import alibi_bias
-from posenc_docs.attention import attention, self_attention
+from posenc_docs.attention import attention, attention_torch, self_attention
 from posenc_docs.rope import apply_rope
 from posenc_docs.sinusoidal import table
 
@@ -213,11 +213,13 @@ def test_torch_matches_numpy(t_q, extra, causal, seed):
         q, k, v, bias=bias, causal=causal, return_weights=True
     )
     tq, tk, tv, tb = (torch.from_numpy(a) for a in (q, k, v, bias))
-    out, weights = attention(tq, tk, tv, bias=tb, causal=causal, return_weights=True)
+    out, weights = attention_torch(
+        tq, tk, tv, bias=tb, causal=causal, return_weights=True
+    )
     assert isinstance(out, torch.Tensor) and out.dtype == torch.float64
     np.testing.assert_allclose(out.numpy(), want_out, atol=1e-12)
     np.testing.assert_allclose(weights.numpy(), want_weights, atol=1e-12)
-    out32 = attention(
+    out32 = attention_torch(
         tq.float(), tk.float(), tv.float(), bias=tb.float(), causal=causal
     )
     np.testing.assert_allclose(out32.numpy(), want_out, atol=1e-5)

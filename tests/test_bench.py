@@ -5,7 +5,7 @@ import torch
 
 from benchmarks import bench
 from posenc_docs.alibi import alibi_bias_torch
-from posenc_docs.rope import LAYOUTS, apply_rope
+from posenc_docs.rope import LAYOUTS, apply_rope_torch
 
 
 def test_bench_functions_run_on_tiny_sizes():
@@ -23,7 +23,7 @@ def test_baselines_compute_what_they_are_compared_with():
     positions = torch.arange(9)
     torch.testing.assert_close(
         bench.rotate_half_baseline(x, positions),
-        apply_rope(x, positions, layout="half"),
+        apply_rope_torch(x, positions, layout="half"),
     )
     naive = bench.naive_alibi_bias(5, 3, 7)
     torch.testing.assert_close(naive, alibi_bias_torch(5, 3, 7))

@@ -15,12 +15,17 @@ from posenc_docs.rope import (
     LAYOUTS,
     RotaryEmbedding,
     angles,
+    angles_torch,
     apply_rope,
     apply_rope_complex,
+    apply_rope_complex_torch,
+    apply_rope_torch,
     half_to_interleaved_permutation,
     interleaved_to_half_permutation,
     inv_freq,
     permute_qk_weight,
+    relative_upper_bound,
+    rotation_matrix,
 )
 
 FAST = settings(max_examples=30, deadline=None)
@@ -33,15 +38,22 @@ positions_st = st.integers(0, 100_000)
 seeds = st.integers(0, 2**32 - 1)
 
 
+def torch_kwargs(kwargs):
+    """The same keyword arguments with inv_freq as a tensor."""
+    return {k: torch.as_tensor(v) if k == "inv_freq" else v for k, v in kwargs.items()}
+
+
 def rotate(form, backend, x, positions, **kwargs):
     """Apply one RoPE form with one backend; always return a float64 array."""
     if backend == "torch64":
         x, positions = torch.from_numpy(x), torch.as_tensor(positions)
+        kwargs = torch_kwargs(kwargs)
+        if form == "complex":
+            return apply_rope_complex_torch(x, positions, **kwargs).numpy()
+        return apply_rope_torch(x, positions, layout=form, **kwargs).numpy()
     if form == "complex":
-        out = apply_rope_complex(x, positions, **kwargs)
-    else:
-        out = apply_rope(x, positions, layout=form, **kwargs)
-    return out.numpy() if backend == "torch64" else out
+        return apply_rope_complex(x, positions, **kwargs)
+    return apply_rope(x, positions, layout=form, **kwargs)
 
 
 def paper_theta(d, base=10000.0):
@@ -112,12 +124,17 @@ def test_rotation_preserves_norm(form, backend, d, positions, seed):
 @pytest.mark.parametrize("dtype", [np.float64, torch.float32, torch.bfloat16])
 def test_position_zero_is_identity(form, dtype):
     x = np.random.default_rng(0).standard_normal((2, 5, 16))
+    zeros = [0] * 5
     if dtype is not np.float64:
-        x = torch.from_numpy(x).to(dtype)
+        x, zeros = torch.from_numpy(x).to(dtype), torch.tensor(zeros)
+    complex_form = (
+        apply_rope_complex if dtype is np.float64 else apply_rope_complex_torch
+    )
+    pair_form = apply_rope if dtype is np.float64 else apply_rope_torch
     if form == "complex":
-        out = apply_rope_complex(x, [0] * 5)
+        out = complex_form(x, zeros)
     else:
-        out = apply_rope(x, [0] * 5, layout=form)
+        out = pair_form(x, zeros, layout=form)
     assert out.dtype == x.dtype
     assert (out == x).all()
 
@@ -176,14 +193,49 @@ def test_inv_freq_and_angles_follow_the_paper():
     np.testing.assert_array_equal(
         angles(pos, inv_freq(8)), np.outer(pos, paper_theta(8))
     )
-    assert angles(torch.tensor(pos), torch.ones(4)).dtype == torch.float32
-    assert angles(torch.tensor(pos), torch.ones(4, dtype=torch.bfloat16)).dtype == (
-        torch.float32
-    )
-    assert angles(torch.tensor(pos), inv_freq(8)).dtype == torch.float64
+    pos_t = torch.tensor(pos)
+    assert angles_torch(pos_t, torch.ones(4)).dtype == torch.float32
+    bf16 = torch.ones(4, dtype=torch.bfloat16)
+    assert angles_torch(pos_t, bf16).dtype == torch.float32
+    assert angles_torch(pos_t, torch.from_numpy(inv_freq(8))).dtype == torch.float64
     # float32 holds every position below 2^24 exactly; bf16 would not (131071 -> 131072)
-    assert angles(torch.tensor(pos), torch.ones(1))[-1, 0].item() == 131_071
+    assert angles_torch(pos_t, torch.ones(1))[-1, 0].item() == 131_071
     assert angles(pos.reshape(1, 3), inv_freq(8)).shape == (1, 3, 4)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("d", [2, 8])
+@pytest.mark.parametrize("m", [0, 3, 1000.5])
+def test_rotation_matrix_is_roformer_eq15(layout, d, m):
+    expected = roformer_matrix(m, d) if layout == "interleaved" else half_matrix(m, d)
+    R = rotation_matrix(m, d, layout=layout)
+    np.testing.assert_allclose(R, expected, atol=1e-12)
+    x = np.random.default_rng(d).standard_normal(d)
+    np.testing.assert_allclose(apply_rope(x[None], [m], layout=layout)[0], R @ x)
+    R_n = rotation_matrix(m + 7, d, layout=layout)  # R_m^T R_n = R_(n-m)
+    np.testing.assert_allclose(
+        R.T @ R_n, rotation_matrix(7, d, layout=layout), atol=1e-9
+    )
+
+
+def roformer_bound_loop(distance, d, base):
+    """RoFormer 3.4.3: (1/(d/2)) sum_j |S_j|, S_j = sum_{i<j} e^(i r theta_i)."""
+    theta = paper_theta(d, base)
+    total, partial = 0.0, 0j
+    for j in range(d // 2):
+        partial += complex(np.cos(distance * theta[j]), np.sin(distance * theta[j]))
+        total += abs(partial)
+    return total / (d // 2)
+
+
+@pytest.mark.parametrize(("d", "base"), [(128, 10000.0), (64, 500000.0), (2, 10.0)])
+def test_relative_upper_bound_is_roformer_343(d, base):
+    distances = np.array([0, 1, 5, 256, 1000.5, 65536])
+    got = relative_upper_bound(distances, d, base)
+    want = [roformer_bound_loop(r, d, base) for r in distances]
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert relative_upper_bound(0, d, base) == pytest.approx((d // 2 + 1) / 2)
+    assert got.shape == distances.shape
 
 
 # --------------------------------------------------- layouts and permutations
@@ -262,10 +314,12 @@ def test_torch_agrees_with_numpy(form):
             rotate(form, "torch64", x, positions, **kwargs), ref, atol=1e-12
         )
         x32 = torch.from_numpy(x).float()
+        pos_t = torch.from_numpy(positions)
+        kwargs = torch_kwargs(kwargs)
         if form == "complex":
-            out32 = apply_rope_complex(x32, torch.from_numpy(positions), **kwargs)
+            out32 = apply_rope_complex_torch(x32, pos_t, **kwargs)
         else:
-            out32 = apply_rope(x32, torch.from_numpy(positions), layout=form, **kwargs)
+            out32 = apply_rope_torch(x32, pos_t, layout=form, **kwargs)
         assert out32.dtype == torch.float32
         # float32 angles drift ~6e-8 * position (reference_numerics.md section 4)
         np.testing.assert_allclose(out32.numpy(), ref, atol=1e-6 + 2e-7 * 2048 * 4)
@@ -276,8 +330,8 @@ def test_torch_non_contiguous_input(layout):
     big = torch.randn(2, 9, 3, 2 * 16 + 1, generator=torch.Generator().manual_seed(3))
     x = big[..., 1:17].transpose(1, 2)  # (B, H, T, d): odd offset, strided
     positions = torch.arange(9)
-    expected = apply_rope(x.contiguous(), positions, layout=layout)
-    torch.testing.assert_close(apply_rope(x, positions, layout=layout), expected)
+    expected = apply_rope_torch(x.contiguous(), positions, layout=layout)
+    torch.testing.assert_close(apply_rope_torch(x, positions, layout=layout), expected)
 
 
 def _bf16_case():
@@ -295,7 +349,7 @@ def _bf16_case():
 def test_bf16_inputs_at_large_positions_stay_accurate(layout):
     x, positions = _bf16_case()
     ref = apply_rope(x.double().numpy(), positions.numpy(), layout=layout)
-    out = apply_rope(x, positions, layout=layout)
+    out = apply_rope_torch(x, positions, layout=layout)
     assert out.dtype == torch.bfloat16
     np.testing.assert_allclose(out.double().numpy(), ref, atol=BF16_ATOL)
 
@@ -323,7 +377,8 @@ def test_module_offset_decoding_matches_full_sequence(layout):
     )
     rope = RotaryEmbedding(8, layout=layout, max_len=16)
     q_full, k_full = rope(q, k)
-    torch.testing.assert_close(q_full, apply_rope(q, torch.arange(10), layout=layout))
+    expected = apply_rope_torch(q, torch.arange(10), layout=layout)
+    torch.testing.assert_close(q_full, expected)
     for t in range(10):
         q_t, k_t = rope(q[..., t : t + 1, :], k[..., t : t + 1, :], offset=t)
         torch.testing.assert_close(q_t, q_full[..., t : t + 1, :])
@@ -356,7 +411,7 @@ def test_module_cache_grows_past_max_len():
     q_rot, _ = rope(q, q, offset=10)
     assert rope.cos_cached.shape[0] >= 13
     torch.testing.assert_close(
-        q_rot, apply_rope(q, torch.arange(10, 13), layout="half")
+        q_rot, apply_rope_torch(q, torch.arange(10, 13), layout="half")
     )
     fresh = RotaryEmbedding(16, max_len=64)
     n = rope.cos_cached.shape[0]
@@ -397,18 +452,20 @@ def test_module_with_given_inv_freq(layout):
         ((4, 8), np.arange(4), {"layout": "neox"}, "layout"),
         ((4, 8), np.arange(5), {}, "positions"),
         ((2, 3, 4, 8), np.zeros((2, 4)), {}, "positions"),
-        ((8,), np.arange(1), {}, "x must have shape"),
+        ((8,), np.arange(1), {}, "x must have at least 2 dims"),
     ],
 )
 def test_bad_input_names_the_argument(backend, shape, positions, kwargs, match):
-    x = np.zeros(shape)
+    x, pair_form, complex_form = np.zeros(shape), apply_rope, apply_rope_complex
     if backend == "torch":
         x, positions = torch.from_numpy(x), torch.from_numpy(positions)
+        kwargs = torch_kwargs(kwargs)
+        pair_form, complex_form = apply_rope_torch, apply_rope_complex_torch
     with pytest.raises(ValueError, match=match):
-        apply_rope(x, positions, **kwargs)
+        pair_form(x, positions, **kwargs)
     if "layout" not in kwargs:
         with pytest.raises(ValueError, match=match):
-            apply_rope_complex(x, positions, **kwargs)
+            complex_form(x, positions, **kwargs)
 
 
 def test_bad_input_elsewhere_names_the_argument():
@@ -429,9 +486,9 @@ def test_bad_input_elsewhere_names_the_argument():
         rope(torch.zeros(1, 1, 2, 8), torch.zeros(1, 1, 2, 6))
     with pytest.raises(ValueError, match="offset"):
         rope(torch.zeros(1, 1, 2, 8), torch.zeros(1, 1, 2, 8), offset=-1)
-    with pytest.raises(ValueError, match=r"w\.shape"):
+    with pytest.raises(ValueError, match="perm"):
         permute_qk_weight(np.zeros((10, 3)), 2, interleaved_to_half_permutation(4))
     with pytest.raises(TypeError, match="x must"):
-        apply_rope([[1.0, 2.0]], [0])
+        apply_rope_torch([[1.0, 2.0]], torch.tensor([0]))
     with pytest.raises(TypeError, match="floating"):
-        apply_rope(torch.ones(2, 4, dtype=torch.int64), torch.arange(2))
+        apply_rope_torch(torch.ones(2, 4, dtype=torch.int64), torch.arange(2))

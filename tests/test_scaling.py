@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_docs import scaling
-from posenc_docs.rope import apply_rope
+from posenc_docs.rope import apply_rope, apply_rope_torch
 from posenc_docs.rope import inv_freq as rope_inv_freq
 
 # ---------------------------------------------------------------- references
@@ -401,7 +401,8 @@ def test_scaled_frequencies_feed_apply_rope(layout):
     freq, _ = scaling.yarn(64, factor=S, original_max_position_embeddings=L0)
     reference = apply_rope(x, positions, inv_freq=freq, layout=layout)  # (B, T, d)
     x_t = torch.from_numpy(x).float()
-    rotated = apply_rope(x_t, torch.from_numpy(positions), inv_freq=freq, layout=layout)
+    positions_t, freq_t = torch.from_numpy(positions), torch.from_numpy(freq)
+    rotated = apply_rope_torch(x_t, positions_t, inv_freq=freq_t, layout=layout)
     assert rotated.dtype == torch.float32
     np.testing.assert_allclose(rotated.double().numpy(), reference, atol=2e-5)
 

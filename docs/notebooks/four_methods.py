@@ -116,8 +116,8 @@ for layout in ("interleaved", "half"):
 
 # %%
 positions = torch.arange(T)
-as_complex = rope.apply_rope_complex(q, positions)
-as_pairs = rope.apply_rope(q, positions, layout="interleaved")
+as_complex = rope.apply_rope_complex_torch(q, positions)
+as_pairs = rope.apply_rope_torch(q, positions, layout="interleaved")
 diff = (as_complex - as_pairs).abs().max()
 print(f"complex form vs pair form: max diff {diff:.1e}")
 
@@ -169,7 +169,7 @@ def weights_of(inputs, *, rotate=False, bias=None):
     q, k, v = (heads(inputs @ w) for w in (w_q, w_k, w_v))
     if rotate:
         q, k = rotary(q, k)
-    _, weights = attention.attention(
+    _, weights = attention.attention_torch(
         q, k, v, bias=bias, causal=True, return_weights=True
     )
     return weights  # (B, H, T, T)
@@ -225,7 +225,7 @@ print("heads that differ:", int(np.sum(~np.isclose(prose, code))))
 zeros = torch.zeros(1, 1, T, d_head)  # equal logits: bias decides
 one_head = bias[:1]  # head 0 of the 4-head bias: slope 1/4
 for sign, label in [(1, "added"), (-1, "subtracted")]:
-    _, w = attention.attention(
+    _, w = attention.attention_torch(
         zeros,
         zeros,
         zeros,

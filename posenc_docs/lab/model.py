@@ -1,12 +1,12 @@
 """A tiny decoder-only transformer, one variant per positional scheme.
 
 nanoGPT-style: token embedding, pre-norm blocks (attention, MLP), final norm,
-linear head. Attention is :func:`posenc_docs.attention.attention`; the scheme
+linear head. Attention is :func:`posenc_docs.attention.attention_torch`; the scheme
 decides what reaches it:
 
 - ``"none"``: nothing (only the causal mask carries any order information);
 - ``"learned"`` / ``"sinusoidal"``: a position vector added to each token;
-- ``"rope"``: q and k rotated by :func:`posenc_docs.rope.apply_rope`;
+- ``"rope"``: q and k rotated by :func:`posenc_docs.rope.apply_rope_torch`;
 - ``"alibi"``: :func:`posenc_docs.alibi.alibi_bias_torch` added to the logits.
 """
 
@@ -15,10 +15,10 @@ import torch
 from torch import nn
 
 from posenc_docs.alibi import alibi_bias_torch
-from posenc_docs.attention import attention
+from posenc_docs.attention import attention_torch
 from posenc_docs.lab.config import SCHEMES
 from posenc_docs.learned import LearnedPositionalEmbedding
-from posenc_docs.rope import apply_rope
+from posenc_docs.rope import apply_rope_torch
 from posenc_docs.rope import inv_freq as rope_inv_freq
 from posenc_docs.sinusoidal import SinusoidalPositionalEncoding
 
@@ -41,9 +41,9 @@ class CausalSelfAttention(nn.Module):
         q, k, v = heads.permute(2, 0, 3, 1, 4)  # each (B, H, T, d_head)
         if rope is not None:  # (inv_freq, attention_factor)
             positions = torch.arange(T)
-            q = apply_rope(q, positions, inv_freq=rope[0]) * rope[1]
-            k = apply_rope(k, positions, inv_freq=rope[0]) * rope[1]
-        y = attention(q, k, v, bias=bias, causal=True)  # (B, H, T, d_head)
+            q = apply_rope_torch(q, positions, inv_freq=rope[0]) * rope[1]
+            k = apply_rope_torch(k, positions, inv_freq=rope[0]) * rope[1]
+        y = attention_torch(q, k, v, bias=bias, causal=True)  # (B, H, T, d_head)
         return self.out(y.transpose(1, 2).reshape(B, T, C))  # (B, T, C)
 
 
