@@ -15,12 +15,22 @@ as in Hugging Face when ``rotary_pct`` rounds to 0).
 """
 
 import numpy as np
+import torch
 
 from posenc_docs import rope
-from posenc_docs._checks import checked_array, checked_choice, checked_even
+from posenc_docs._checks import (
+    checked_array,
+    checked_choice,
+    checked_even,
+    checked_real,
+    checked_tensor,
+)
 
 
-def _checked_rotary_dim(rotary_dim, d: int) -> int:
+def _checked_config(rotary_dim, d: int, base, layout) -> int:
+    """rotary_dim as an int, after checking it, base and layout."""
+    checked_choice("layout", layout, rope.LAYOUTS)
+    checked_real("base", base, gt=1)
     rotary_dim = checked_even("rotary_dim", rotary_dim, minimum=0)
     if rotary_dim > d:
         raise ValueError(
@@ -60,8 +70,7 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     first r terms and of the features alone in the other d - r.
     """
     x = checked_array("x", x, min_ndim=2).astype(np.float64)
-    r = _checked_rotary_dim(rotary_dim, x.shape[-1])
-    layout = checked_choice("layout", layout, rope.LAYOUTS)
+    r = _checked_config(rotary_dim, x.shape[-1], base, layout)
     if r == 0:
         return x  # nothing rotated: no position at all
     rotated = rope.apply_rope(x[..., :r], positions, base=base, layout=layout)
@@ -70,3 +79,25 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
 
 
 # --8<-- [end:apply_partial_rope]
+
+
+# --8<-- [start:apply_partial_rope_torch]
+def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+    """Torch twin of :func:`apply_partial_rope` (same arguments, tensors in).
+
+    Notes
+    -----
+    Same formula: ``out[..., :r]`` is ``rope.apply_rope_torch`` of the prefix with
+    ``theta_i = b^(-2i/r)``, ``out[..., r:] = x[..., r:]``. Keeps x's dtype
+    (angles in float32, float64 for float64 x) and is differentiable in x.
+    """
+    x = checked_tensor("x", x, min_ndim=2)
+    r = _checked_config(rotary_dim, x.shape[-1], base, layout)
+    if r == 0:
+        return x
+    rotated = rope.apply_rope_torch(x[..., :r], positions, base=base, layout=layout)
+    passed = x[..., r:].expand(*rotated.shape[:-1], x.shape[-1] - r)
+    return torch.cat([rotated, passed], dim=-1)  # (..., T, d)
+
+
+# --8<-- [end:apply_partial_rope_torch]

@@ -17,6 +17,7 @@ import torch
 
 from posenc_docs._checks import (
     checked_array,
+    checked_bool,
     checked_even,
     checked_int,
     checked_integer_dtype,
@@ -26,7 +27,7 @@ from posenc_docs._checks import (
 
 def _bucket_layout(bidirectional, num_buckets, max_distance):
     """(buckets per direction, exact buckets, max_distance), checked."""
-    if bidirectional:
+    if checked_bool("bidirectional", bidirectional):
         per_side = checked_even("num_buckets", num_buckets, minimum=4) // 2
     else:
         per_side = checked_int("num_buckets", num_buckets, minimum=2)

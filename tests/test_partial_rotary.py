@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_docs import rope
-from posenc_docs.partial_rotary import apply_partial_rope
+from posenc_docs.partial_rotary import apply_partial_rope, apply_partial_rope_torch
 
 FAST = settings(max_examples=30, deadline=None)
 HF_ATOL = 5e-5  # HF's float32 angles and cos/sin at positions < 100
@@ -103,6 +103,11 @@ def test_equals_hugging_face_gpt_neox(head_dim, pct):
     for ours_in, theirs in ((q, q_hf), (k, k_hf)):
         ours = apply_partial_rope(ours_in, positions[:, None], rotary_dim=r)
         np.testing.assert_allclose(ours, theirs.double().numpy(), atol=HF_ATOL)
+    twin = apply_partial_rope_torch(
+        q_t, torch.from_numpy(positions)[:, None], rotary_dim=r
+    )
+    assert twin.dtype == torch.float32
+    np.testing.assert_allclose(twin.numpy(), q_hf.numpy(), atol=HF_ATOL)
 
 
 def test_equals_hugging_face_phi():
@@ -145,6 +150,49 @@ def test_equals_hugging_face_gpt_j_interleaved():
     np.testing.assert_allclose(ours, theirs.double().numpy(), atol=HF_ATOL)
 
 
+@FAST
+@given(
+    r=st.sampled_from([0, 2, 8, 24]),
+    layout=st.sampled_from(LAYOUT),
+    seed=st.integers(0, 2**16),
+)
+def test_torch_twin_equals_the_reference(r, layout, seed):
+    x = qk((2, 3, 5, 24), seed)  # (B, H, T, d)
+    positions = np.array([[np.arange(5)], [np.arange(100, 105)]])  # (B, 1, T)
+    ours = apply_partial_rope(x, positions, rotary_dim=r, layout=layout)
+    twin = apply_partial_rope_torch(
+        torch.from_numpy(x), torch.from_numpy(positions), rotary_dim=r, layout=layout
+    )
+    assert twin.dtype == torch.float64
+    np.testing.assert_allclose(twin.numpy(), ours, atol=1e-12)
+
+
+def test_torch_twin_keeps_bf16_and_passes_the_tail_through_exactly():
+    x = torch.randn(2, 6, 32).to(torch.bfloat16)
+    out = apply_partial_rope_torch(x, torch.arange(6), rotary_dim=8)
+    assert out.dtype == torch.bfloat16
+    assert torch.equal(out[..., 8:], x[..., 8:])
+
+
+HALF_NOT_DIFFERENTIABLE = pytest.mark.xfail(
+    strict=True,
+    raises=RuntimeError,
+    reason="rope.apply_rope_torch's half layout writes with out= (no autograd)",
+)
+
+
+@pytest.mark.parametrize(
+    "layout", [pytest.param("half", marks=HALF_NOT_DIFFERENTIABLE), "interleaved"]
+)
+def test_torch_twin_gradcheck(layout):
+    x = torch.randn(2, 4, 10, dtype=torch.float64, requires_grad=True)
+    positions = torch.arange(3, 7)
+    assert torch.autograd.gradcheck(
+        lambda t: apply_partial_rope_torch(t, positions, rotary_dim=6, layout=layout),
+        (x,),
+    )
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
@@ -159,6 +207,8 @@ def test_equals_hugging_face_gpt_j_interleaved():
 def test_bad_arguments_are_rejected(kwargs, error, match):
     with pytest.raises(error, match=match):
         apply_partial_rope(qk((4, 32)), np.arange(4), **kwargs)
+    with pytest.raises(error, match=match):
+        apply_partial_rope_torch(torch.zeros(4, 32), torch.arange(4), **kwargs)
 
 
 def test_bad_arrays_are_rejected():
@@ -168,3 +218,7 @@ def test_bad_arrays_are_rejected():
         apply_partial_rope(np.zeros(8), np.arange(1), rotary_dim=4)
     with pytest.raises(ValueError, match="positions"):
         apply_partial_rope(np.zeros((4, 8)), np.arange(5), rotary_dim=4)
+    with pytest.raises(TypeError, match="torch.Tensor"):
+        apply_partial_rope_torch(np.zeros((4, 8)), torch.arange(4), rotary_dim=4)
+    with pytest.raises(TypeError, match="positions"):
+        apply_partial_rope_torch(torch.zeros(4, 8), np.arange(4), rotary_dim=4)

@@ -167,6 +167,7 @@ def test_bias_torch_gradcheck():
         ({"max_distance": 8}, ValueError, "max_distance"),  # not beyond exact range
         ({"max_distance": 0}, ValueError, "max_distance"),
         ({"bidirectional": False, "num_buckets": 1}, ValueError, "num_buckets"),
+        ({"bidirectional": 1}, TypeError, "bidirectional"),
     ],
 )
 def test_bad_config_is_rejected(kwargs, error, match):
