@@ -31,10 +31,11 @@ def buckets_by_distance(name: str, reach: int, *, theme: str):
         for x in (-max_distance, max_distance):
             ax.axvline(x, color=colors["muted"], linestyle="--", linewidth=1)
         ax.annotate(
-            f"max_distance = ±{max_distance}: one bucket beyond",
-            xy=(max_distance, num_buckets * 0.45),
-            xytext=(6, 0),
+            f"max_distance = ±{max_distance}",
+            xy=(max_distance, 3),
+            xytext=(-4, 0),
             textcoords="offset points",
+            ha="right",
             fontsize=9,
             color=colors["muted"],
         )
