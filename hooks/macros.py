@@ -5,17 +5,38 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
 - ``{{ fixed(x, 4) }}`` formats a number to 4 decimals, ``{{ count(x) }}`` rounds
   to a whole number with thousands separators (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
-  ``learned``, ``attention``), the page-support modules (``part1``,
-  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``) and ``lab``;
+  ``learned``, ``attention``, ``relative_bias``, ``partial_rotary``), the
+  page-support modules (``part1``, ``part2_basics``, ``part2_extension``,
+  ``pitfalls``, ``part3_relative``, ``part3_base``, ``part3_partial``, ``models``)
+  and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text.
 """
 
 import posixpath
 
-from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
+from posenc_docs import (
+    alibi,
+    attention,
+    lab,
+    learned,
+    partial_rotary,
+    relative_bias,
+    rope,
+    scaling,
+    sinusoidal,
+)
 from posenc_docs.figures.spec import THEMES, figure_path
-from posenc_docs.pages import models, part1, part2_basics, part2_extension, pitfalls
+from posenc_docs.pages import (
+    models,
+    part1,
+    part2_basics,
+    part2_extension,
+    part3_base,
+    part3_partial,
+    part3_relative,
+    pitfalls,
+)
 from posenc_docs.pages.format import count, fixed
 
 NAMESPACE = {
@@ -25,10 +46,15 @@ NAMESPACE = {
     "alibi": alibi,
     "scaling": scaling,
     "attention": attention,
+    "relative_bias": relative_bias,
+    "partial_rotary": partial_rotary,
     "part1": part1,
     "part2_basics": part2_basics,
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
+    "part3_relative": part3_relative,
+    "part3_base": part3_base,
+    "part3_partial": part3_partial,
     "models": models,
     "lab": lab,
 }

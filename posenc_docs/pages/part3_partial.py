@@ -23,20 +23,17 @@ _FIELD = {
 
 
 def partial_table(names=PARTIAL_MODELS) -> str:
-    """One row per model: head width of q.k, rotated dims, the config field."""
+    """One row per model: rotated of q.k dims per head, the config field, pairs."""
     rows = []
     for name in names:
         model = get(name)
         field = _FIELD.get(name)
-        value = model.extra.get(field, model.rotary_dim) if field else "(all)"
-        share = 100 * model.rotary_dim / model.head_dim
+        value = model.extra.get(field, model.rotary_dim) if field else None
         rows.append(
-            (name, model.head_dim, model.rotary_dim, f"{share:.1f}%",
-             f"`{field}` = {value}" if field else "none: every dim",
-             model.rope_layout)
+            (name, f"{model.rotary_dim} of {model.head_dim}",
+             f"`{field}` {value}" if field else "(none: all)", model.rope_layout)
         )  # fmt: skip
-    header = ("model", "q·k dims per head", "rotated", "share", "config field", "pairs")
-    return markdown_table(header, rows)
+    return markdown_table(("model", "rotated", "config field", "pairs"), rows)
 
 
 # --8<-- [start:mla_absorption_gaps]
@@ -51,6 +48,7 @@ def mla_absorption_gaps(d_latent=64, d_nope=32, d_rope=16, n_keys=40, seed=0):
         ``W_UK^T R_i q`` instead, as if the rotation could be moved across.
         ``"decoupled"``: DeepSeek's split, position-free ``W_UK c_j`` plus a
         separate rotated key ``R_j k_pe_j``; absorbed exactly.
+        ``"largest score"``: largest |score| of the rotated keys, for scale.
 
     Notes
     -----
@@ -67,6 +65,7 @@ def mla_absorption_gaps(d_latent=64, d_nope=32, d_rope=16, n_keys=40, seed=0):
     q_i = rope.apply_rope(q[None], [i])[0]  # R_i q
     rope_part = rope.apply_rope(k_pe, positions) @ rope.apply_rope(q_pe[None], [i])[0]
     return {
+        "largest score": np.abs(rotated_keys @ q_i).max(),
         "no rope": np.abs(keys @ q - latents @ (w_uk.T @ q)).max(),
         "rope on the latent keys": np.abs(
             rotated_keys @ q_i - latents @ (w_uk.T @ q_i)

@@ -1,0 +1,1 @@
+"""Numbers behind Part III, page 2: raising the RoPE base."""
