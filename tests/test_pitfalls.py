@@ -150,3 +150,11 @@ def test_four_methods_notebook_runs_and_shows_the_listing_bug(capsys):
     assert "SyntaxError" in printed
     assert "heads that differ: 12" in printed
     assert "IndexError" in printed
+
+
+def test_partial_rotary_recipes_differ_only_when_part_of_the_head_is_rotated():
+    whole = pitfalls.partial_rotary_mismatch(d=32, rotary_dim=32)
+    assert whole["full"] < 1e-12 and whole["head_width_freq"] < 1e-12  # r = d
+    neox = pitfalls.partial_rotary_mismatch(d=96, rotary_dim=24)
+    assert neox["full"] > 0.25 * neox["reference"]
+    assert neox["head_width_freq"] > 0.25 * neox["reference"]
