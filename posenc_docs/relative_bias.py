@@ -94,7 +94,7 @@ def t5_relative_position_bucket_torch(
     -----
     Same formula; the logarithms are taken in float64 like the reference.
     (Hugging Face's ``T5Attention._relative_position_bucket`` takes them in
-    float32, so at a few distances whose bucket is within 1e-7 of a whole
+    float32, so at a few distances whose bucket lies just below a whole
     number it can be one bucket higher.)
     """
     rel = checked_tensor(

@@ -11,7 +11,6 @@ from posenc_docs.pages.format import markdown_table
 from posenc_docs.pages.models import ModelConfig
 
 
-# --8<-- [start:bucket_edges]
 def bucket_edges(*, bidirectional=True, num_buckets=32, max_distance=128, reach=4096):
     """``(bucket, nearest, farthest)`` distance into the past of every bucket.
 
@@ -33,9 +32,6 @@ def bucket_edges(*, bidirectional=True, num_buckets=32, max_distance=128, reach=
     ]
 
 
-# --8<-- [end:bucket_edges]
-
-
 def exact_buckets(**kwargs) -> int:
     """How many buckets of :func:`bucket_edges` hold a single distance."""
     return sum(near == far for _, near, far in bucket_edges(**kwargs)[:-1])
@@ -52,7 +48,6 @@ def bucket_table(**kwargs) -> str:
     return markdown_table(("bucket", "distances into the past", "how many"), rows)
 
 
-# --8<-- [start:costs]
 def bias_entries(model: ModelConfig, seq_len: int) -> int:
     """Numbers in one stack's materialised bias, ``(H, L, L)``, for L tokens."""
     return model.num_heads * seq_len * seq_len
@@ -61,9 +56,6 @@ def bias_entries(model: ModelConfig, seq_len: int) -> int:
 def shaw_vectors(max_relative_position: int) -> int:
     """Distinct relative vectors per projection in Shaw et al.: offsets -k..k."""
     return 2 * max_relative_position + 1
-
-
-# --8<-- [end:costs]
 
 
 def speed_share(words_per_second: dict, name: str, reference: str) -> float:
