@@ -222,3 +222,31 @@ def test_bad_arrays_are_rejected():
         apply_partial_rope_torch(np.zeros((4, 8)), torch.arange(4), rotary_dim=4)
     with pytest.raises(TypeError, match="positions"):
         apply_partial_rope_torch(torch.zeros(4, 8), np.arange(4), rotary_dim=4)
+
+
+def test_deepseek_v3_rotates_its_rope_slice_interleaved_and_returns_it_half_split():
+    """HF's apply_rotary_pos_emb_interleave: interleaved pairs in, half layout out."""
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds
+
+    r = 16  # qk_rope_head_dim of this small config (DeepSeek-V3: 64)
+    config = DeepseekV3Config(
+        hidden_size=64, num_attention_heads=2, qk_rope_head_dim=r,
+        qk_nope_head_dim=32, v_head_dim=32, kv_lora_rank=32, q_lora_rank=32,
+        n_routed_experts=2, num_hidden_layers=1,
+    )  # fmt: skip
+    assert config.rope_interleave
+    q_pe, k_pe = qk((1, 2, 7, r), 6), qk((1, 1, 7, r), 7)  # k_pe: one head, shared
+    positions = np.arange(30, 37)[None]
+    q_t, k_t = torch.from_numpy(q_pe).float(), torch.from_numpy(k_pe).float()
+    cos, sin = ds.DeepseekV3RotaryEmbedding(config)(q_t, torch.from_numpy(positions))
+    q_hf, k_hf = ds.apply_rotary_pos_emb_interleave(q_t, k_t, cos, sin)
+    perm = rope.interleaved_to_half_permutation(r)
+    q_ours = rope.apply_rope(q_pe, positions[:, None], layout="interleaved")
+    k_ours = rope.apply_rope(k_pe, positions[:, None], layout="interleaved")
+    np.testing.assert_allclose(q_ours[..., perm], q_hf.double().numpy(), atol=HF_ATOL)
+    np.testing.assert_allclose(k_ours[..., perm], k_hf.double().numpy(), atol=HF_ATOL)
+    scores_hf = (q_hf @ k_hf.transpose(-1, -2)).double().numpy()
+    np.testing.assert_allclose(
+        q_ours @ np.swapaxes(k_ours, -1, -2), scores_hf, atol=1e-4
+    )
