@@ -371,17 +371,14 @@ def partial_rotary_mismatch(d=96, rotary_dim=24, n_tokens=64, seed=0) -> dict:
         lambda x: partial_rotary.apply_partial_rope(x, positions, rotary_dim=r)
     )
     full = logits(lambda x: rope.apply_rope(x, positions, layout="half"))
-    wrong = logits(
-        lambda x: np.concatenate(
-            [
-                rope.apply_rope(
-                    x[:, :r], positions, layout="half", inv_freq=head_width
-                ),
-                x[:, r:],
-            ],
-            axis=-1,
-        )  # fmt: skip
-    )
+
+    def head_width_rope(x):  # the right r dims, at the frequencies of width d
+        rotated = rope.apply_rope(
+            x[:, :r], positions, layout="half", inv_freq=head_width
+        )
+        return np.concatenate([rotated, x[:, r:]], axis=-1)
+
+    wrong = logits(head_width_rope)
     return {
         "reference": float(np.abs(reference).max()),
         "full": float(np.abs(full - reference).max()),

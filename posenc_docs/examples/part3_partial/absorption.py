@@ -10,5 +10,7 @@ for case in ("no rope", "rope on the latent keys", "decoupled"):
 
 cache = part3_partial.mla_cache_per_token(models.get("DeepSeek-V3"))
 print(f"DeepSeek-V3, numbers cached per token and layer: {cache['mla']} (MLA)")
-print(f"  vs {cache['mha']:,} for full multi-head keys and values, "
-      f"{cache['ratio']:.0f} times fewer")  # fmt: skip
+print(
+    f"  vs {cache['mha']:,} for full multi-head keys and values, "
+    f"{cache['ratio']:.0f} times fewer"
+)

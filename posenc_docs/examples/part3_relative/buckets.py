@@ -17,5 +17,7 @@ for label, bidirectional in (("encoder", True), ("decoder", False)):
 print(f"learned numbers, both stacks: {part2_extension.position_parameters(t5):,}")
 for seq_len in (512, 4096, 15_512):
     entries = part3_relative.bias_entries(t5, seq_len)
-    print(f"bias tensor at {seq_len:>6,} tokens: {entries:>14,} numbers "
-          f"({4 * entries / 2**30:.2f} GiB in float32)")  # fmt: skip
+    print(
+        f"bias tensor at {seq_len:>6,} tokens: {entries:>14,} numbers "
+        f"({4 * entries / 2**30:.2f} GiB in float32)"
+    )
