@@ -7,9 +7,11 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   share as a percentage and ``{{ mantissa(x, -5, 1) }}`` the number before
   x 10^-5 (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
-  ``learned``, ``attention``), the page-support modules (``part1``,
-  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``, ``install``),
-  ``quoted`` (figures copied from papers, each with its table) and ``lab``;
+  ``learned``, ``attention``, ``relative_bias``, ``partial_rotary``), the
+  page-support modules (``part1``, ``part2_basics``, ``part2_extension``,
+  ``pitfalls``, ``part3_relative``, ``part3_base``, ``part3_partial``, ``models``,
+  ``install``), ``quoted`` (figures copied from papers, each with its table) and
+  ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
   values, taken from the parameters of the figures it replaces.
@@ -18,7 +20,17 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
 import html
 import posixpath
 
-from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
+from posenc_docs import (
+    alibi,
+    attention,
+    lab,
+    learned,
+    partial_rotary,
+    relative_bias,
+    rope,
+    scaling,
+    sinusoidal,
+)
 from posenc_docs.figures.spec import THEMES, figure_path
 from posenc_docs.pages import (
     install,
@@ -26,6 +38,9 @@ from posenc_docs.pages import (
     part1,
     part2_basics,
     part2_extension,
+    part3_base,
+    part3_partial,
+    part3_relative,
     pitfalls,
     quoted,
 )
@@ -38,10 +53,15 @@ NAMESPACE = {
     "alibi": alibi,
     "scaling": scaling,
     "attention": attention,
+    "relative_bias": relative_bias,
+    "partial_rotary": partial_rotary,
     "part1": part1,
     "part2_basics": part2_basics,
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
+    "part3_relative": part3_relative,
+    "part3_base": part3_base,
+    "part3_partial": part3_partial,
     "models": models,
     "install": install,
     "quoted": quoted,

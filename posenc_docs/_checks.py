@@ -152,3 +152,14 @@ def checked_same_device(name: str, x: torch.Tensor, device) -> torch.Tensor:
     if x.device != device:
         raise ValueError(f"{name} must be on device {device}, got {x.device}")
     return x
+
+
+def checked_integer_dtype(name: str, x):
+    """``x`` (array or tensor) if its dtype is a signed or unsigned integer."""
+    if isinstance(x, torch.Tensor):
+        ok = not x.is_floating_point() and not x.is_complex() and x.dtype != torch.bool
+    else:
+        ok = x.dtype.kind in "iu"
+    if not ok:
+        raise TypeError(f"{name} must have an integer dtype, got {x.dtype}")
+    return x

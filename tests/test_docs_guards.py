@@ -227,6 +227,10 @@ PRINTS = {
         r"zen 168 of 512"
     ),
     "pitfalls/article_section08.py": r"Head-0 bias \[0→3\]: -0\.750",
+    "part3_base/raised_base.py": r"1,000,000 is NTK-aware scaling with s = 93\.06",
+    "part3_partial/absorption.py": r"rope on the latent keys .* WRONG",
+    "part3_relative/buckets.py": r"bucket 15 holds every distance from 91 on",
+    "pitfalls/partial_rotary.py": r"full RoPE over all 96 dims: +max \|diff\| 3\.4",
     "pitfalls/yarn_twice.py": r" 32   1\.3466   1\.8133   1\.8133   3\.2879   1\.8133",
 }
 

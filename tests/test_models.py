@@ -54,6 +54,12 @@ def test_partial_rotary_of_gpt_neox_matches_rotary_pct():
     assert neox.rotary_dim == int(neox.head_dim * neox.extra["rotary_pct"])
 
 
+def test_partial_rotary_of_phi2_matches_partial_rotary_factor():
+    phi2 = models.get("Phi-2")
+    factor = phi2.extra["partial_rotary_factor"]
+    assert phi2.rotary_dim == int(phi2.head_dim * factor) == 32  # HF's int(d * f)
+
+
 @pytest.mark.parametrize("model", ROPE, ids=ids)
 def test_scaling_params_are_accepted_by_posenc_docs_scaling(model):
     for seq_len in (None, 10**6):  # LongRoPE: both lists

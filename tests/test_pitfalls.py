@@ -195,3 +195,11 @@ def test_article_section08_listing_prints_its_checks(capsys):
     assert f"Head-3 bias [0→3]: {-3 / 256:.3f}" in out
     assert "Head-0 bias [0→0]: -0.000" in out  # a negative zero
     assert out.count("True") == 2
+
+
+def test_partial_rotary_recipes_differ_only_when_part_of_the_head_is_rotated():
+    whole = pitfalls.partial_rotary_mismatch(d=32, rotary_dim=32)
+    assert whole["full"] < 1e-12 and whole["head_width_freq"] < 1e-12  # r = d
+    neox = pitfalls.partial_rotary_mismatch(d=96, rotary_dim=24)
+    assert neox["full"] > 0.25 * neox["reference"]
+    assert neox["head_width_freq"] > 0.25 * neox["reference"]

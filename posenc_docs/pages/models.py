@@ -421,7 +421,12 @@ _ENTRIES = [
         source="deepseek-ai/DeepSeek-V3 config.json (qk_rope_head_dim 64, "
         "qk_nope_head_dim 128)",
         checked="Hub copies of the config (DeepseekV3ForCausalLM, 671B layout)",
-        extra={"qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "kv_lora_rank": 512},
+        extra={
+            "qk_rope_head_dim": 64,
+            "qk_nope_head_dim": 128,
+            "kv_lora_rank": 512,
+            "v_head_dim": 128,
+        },
         note="Multi-head latent attention: q.k uses 128 position-free dims plus "
         "64 rotated ones, so heads * head_dim != hidden_size.",
     ),
@@ -488,6 +493,41 @@ _ENTRIES = [
         "nomic-ai/nomic-embed-text-v1.5) and copies of the config fields",
         extra={"architecture": "NomicBERT", "n_positions": 8192},
         note="A BERT-style encoder with RoPE and no position table.",
+    ),
+    ModelConfig(
+        name="Phi-2",
+        scheme="rope",
+        hidden_size=2560,
+        num_heads=32,
+        head_dim=80,
+        max_position_embeddings=2048,
+        rope_theta=10000.0,
+        rotary_dim=32,
+        rope_layout="half",
+        source="microsoft/phi-2 config.json (partial_rotary_factor 0.4)",
+        checked="verbatim copy in sdpython/experimental-experiment, "
+        "_doc/recipes/plot_exporter_recipes_c_phi2.py (cites "
+        + _HUB
+        + "microsoft/phi-2/blob/main/config.json)",
+        extra={"partial_rotary_factor": 0.4, "num_key_value_heads": 32},
+        note="rotary_dim = int(80 * 0.4): 48 of 80 head dims carry no position.",
+    ),
+    ModelConfig(
+        name="Yi-6B",
+        scheme="rope",
+        hidden_size=4096,
+        num_heads=32,
+        head_dim=128,
+        max_position_embeddings=4096,
+        rope_theta=5000000.0,
+        rotary_dim=128,
+        rope_layout="half",
+        source="01-ai/Yi-6B config.json (rope_theta 5000000.0)",
+        checked="InternLM/InternEvo-HFModels, huggingface_model/yi/yi_6B/"
+        "configuration_yi.py: a YiConfig whose defaults are Yi-6B's values",
+        extra={"num_key_value_heads": 4},
+        note="Trained at 4,096 tokens, extendable to 32K at inference (Yi's "
+        "README, as quoted in bentoml/OpenLLM's configuration_yi.py).",
     ),
 ]
 

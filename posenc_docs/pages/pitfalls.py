@@ -1,4 +1,4 @@
-"""Seven ways positional-encoding code goes quietly wrong, each measured.
+"""Eight ways positional-encoding code goes quietly wrong, each measured.
 
 Every function here runs a small wrong-versus-right experiment on random data and
 returns the numbers; the site's Pitfalls page prints them. Nothing raises, because
@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from posenc_docs import alibi, rope, scaling
+from posenc_docs import alibi, partial_rotary, rope, scaling
 
 # --8<-- [end:setup]
 
@@ -371,3 +371,51 @@ def t2t_inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
 def t2t_wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
     """Wavelengths 2*pi/omega_i of :func:`t2t_inv_freq`, in positions, (d/2,)."""
     return 2 * np.pi / t2t_inv_freq(d, base)
+
+
+# --8<-- [start:partial_rotary_mismatch]
+@lru_cache(maxsize=8)
+def partial_rotary_mismatch(d=96, rotary_dim=24, n_tokens=64, seed=0) -> dict:
+    """Logits of a partial-rotary head (GPT-NeoX-20B shape) under wrong recipes.
+
+    Returns
+    -------
+    dict
+        ``reference``: largest |logit| as trained (first ``rotary_dim`` dims
+        rotated, frequencies ``b^(-2i/r)``); ``full``: largest |logit error|
+        with RoPE over all d dims; ``head_width_freq``: the right dims rotated,
+        but at ``b^(-2i/d)``, the first r/2 frequencies of a full-width head.
+
+    Notes
+    -----
+    Logits are ``q.k / sqrt(d)`` for every pair of ``n_tokens`` random tokens.
+    Both wrong recipes run without an error: the shapes all fit.
+    """
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((2, n_tokens, d))  # (T, d) each
+    positions, r = np.arange(n_tokens), rotary_dim
+    head_width = rope.inv_freq(d)[: r // 2]  # wrong: frequencies of width d
+
+    def logits(rotate):
+        return rotate(q) @ rotate(k).T / math.sqrt(d)  # (T, T)
+
+    reference = logits(
+        lambda x: partial_rotary.apply_partial_rope(x, positions, rotary_dim=r)
+    )
+    full = logits(lambda x: rope.apply_rope(x, positions, layout="half"))
+
+    def head_width_rope(x):  # the right r dims, at the frequencies of width d
+        rotated = rope.apply_rope(
+            x[:, :r], positions, layout="half", inv_freq=head_width
+        )
+        return np.concatenate([rotated, x[:, r:]], axis=-1)
+
+    wrong = logits(head_width_rope)
+    return {
+        "reference": float(np.abs(reference).max()),
+        "full": float(np.abs(full - reference).max()),
+        "head_width_freq": float(np.abs(wrong - reference).max()),
+    }
+
+
+# --8<-- [end:partial_rotary_mismatch]

@@ -1,0 +1,111 @@
+"""Numbers behind Part III, page 2: raising the RoPE base (``rope_theta``).
+
+Notation as in :mod:`posenc_docs.scaling`: d rotary dim, b base, L training length,
+theta_i = b^(-2i/d). The turn census is Part II's (``part2_extension.turn_census``).
+"""
+
+# --8<-- [start:setup]
+from functools import lru_cache
+
+import numpy as np
+
+from posenc_docs import rope, scaling
+from posenc_docs.pages import models, part2_extension
+from posenc_docs.pages.format import fixed, markdown_table
+
+# --8<-- [end:setup]
+
+BASE_MODELS = (
+    "Llama-2-7B",
+    "Yi-6B",
+    "Llama-3-8B",
+    "CodeLlama-7B",
+    "Qwen2.5-7B-Instruct",
+)
+
+
+def census_table(names=BASE_MODELS) -> str:
+    """Per model: base, training length, pairs that turn / never turn within L."""
+    rows = []
+    for name in names:
+        m = models.get(name)
+        L = m.max_position_embeddings
+        c = part2_extension.turn_census(m.rotary_dim, m.rope_theta, L)
+        rows.append(
+            (name, f"{m.rope_theta:,.0f}", f"{L:,}", c.full_turn,
+             c.n_pairs - c.full_turn, f"{100 * c.slowest_fraction:.2f}%")
+        )  # fmt: skip
+    header = ("model", "rope_theta", "L", "turn within L", "never turn", "slowest")
+    return markdown_table(header, rows)
+
+
+# --8<-- [start:equivalent_ntk_factor]
+def equivalent_ntk_factor(d: int, base: float, new_base: float) -> float:
+    """The NTK-aware factor s whose base ``b s^(d/(d-2))`` is ``new_base``.
+
+    Notes
+    -----
+    NTK-aware scaling sets ``b' = b s^(d/(d-2))``, so ``s = (b'/b)^((d-2)/d)``:
+    raising the base from b to b' is NTK-aware scaling by that s.
+    """
+    return (new_base / base) ** ((d - 2) / d)
+
+
+# --8<-- [end:equivalent_ntk_factor]
+
+
+def ntk_frequency_gap(d: int, base: float, new_base: float) -> float:
+    """Max relative gap between ``scaling.ntk`` at the equivalent s and base b'."""
+    s = equivalent_ntk_factor(d, base, new_base)
+    ntk, _ = scaling.ntk(d, base, factor=s)
+    return float(np.max(np.abs(ntk / rope.inv_freq(d, new_base) - 1)))
+
+
+# --8<-- [start:cosine_sum]
+def cosine_sum(m, d: int, base: float) -> np.ndarray:
+    r"""$B_m = \sum_{i=0}^{d/2-1} \cos(m \theta_i)$ for every distance in ``m``.
+
+    Notes
+    -----
+    For q = k with independent entries of variance $\sigma^2$,
+    $E[q^\top R_m q] = 2 \sigma^2 B_m$ (the trace of $R_m$ is $2 B_m$): two
+    identical tokens m apart keep a positive expected score while $B_m \ge 0$.
+    """
+    m = np.asarray(m, dtype=np.float64)
+    return np.cos(np.multiply.outer(m, rope.inv_freq(d, base))).sum(-1)  # m's shape
+
+
+def min_cosine_sum(d: int, base: float, length: int) -> float:
+    """The smallest $B_m$ over the distances m = 0 .. ``length``."""
+    return float(cosine_sum(np.arange(length + 1), d, base).min())
+
+
+@lru_cache(maxsize=32)
+def smallest_base(d: int, length: int, start: float = 1e3, step: float = 0.05):
+    """First base on the log grid ``start * 10**(k * step)`` with min B_m >= 0.
+
+    ``min_cosine_sum`` is not monotone in the base, so a larger base can fail
+    again (see :func:`min_cosine_sum` at the base of interest).
+    """
+    exponent = np.log10(start)
+    while min_cosine_sum(d, 10.0**exponent, length) < 0:
+        exponent += step
+    return float(10.0**exponent)
+
+
+# --8<-- [end:cosine_sum]
+
+
+def bound_table(names=BASE_MODELS) -> str:
+    """Per model: min B_m within its L, and the smallest grid base for that L."""
+    rows = []
+    for name in names:
+        m = models.get(name)
+        d, b, L = m.rotary_dim, m.rope_theta, m.max_position_embeddings
+        low = min_cosine_sum(d, b, L)
+        rows.append(
+            (name, f"{b:,.0f}", f"{L:,}", fixed(low, 2),
+             "holds" if low >= 0 else "fails", f"{smallest_base(d, L):,.0f}")
+        )  # fmt: skip
+    header = ("model", "rope_theta", "L", "min B_m, m ≤ L", "B_m ≥ 0", "first base")
+    return markdown_table(header, rows)

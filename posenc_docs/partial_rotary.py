@@ -1,0 +1,103 @@
+"""Partial rotary embedding: RoPE on the first ``rotary_dim`` features of a head.
+
+GPT-J (``rotary_dim``), GPT-NeoX (``rotary_pct``) and Phi (``partial_rotary_factor``)
+rotate only a prefix of each query and key head; the remaining features pass
+through unchanged and carry no position. The rotated prefix is a RoPE head of its
+own: its pair frequencies are ``base^(-2i/rotary_dim)``, computed from
+``rotary_dim``, not from the head width. Pair layouts as in
+:mod:`posenc_docs.rope`, applied *within the prefix*:
+
+- ``"half"`` (GPT-NeoX, Phi): pair i is ``(x[i], x[i + r/2])`` for i < r/2.
+- ``"interleaved"`` (GPT-J): pair i is ``(x[2i], x[2i+1])`` for i < r/2.
+
+``rotary_dim = 0`` is accepted and returns the input unchanged (nothing rotated,
+as in Hugging Face when ``rotary_pct`` rounds to 0).
+"""
+
+import numpy as np
+import torch
+
+from posenc_docs import rope
+from posenc_docs._checks import (
+    checked_array,
+    checked_choice,
+    checked_even,
+    checked_real,
+    checked_tensor,
+)
+
+
+def _checked_config(rotary_dim, d: int, base, layout) -> int:
+    """rotary_dim as an int, after checking it, base and layout."""
+    checked_choice("layout", layout, rope.LAYOUTS)
+    checked_real("base", base, gt=1)
+    rotary_dim = checked_even("rotary_dim", rotary_dim, minimum=0)
+    if rotary_dim > d:
+        raise ValueError(
+            f"rotary_dim must be <= the head width x.shape[-1] = {d}, got {rotary_dim}"
+        )
+    return rotary_dim
+
+
+# --8<-- [start:apply_partial_rope]
+def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+    """Rotate the first ``rotary_dim`` features of x; pass the rest through.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape ``(..., T, d)``
+        Queries or keys, e.g. ``(B, H, T, d)``.
+    positions : array, shape ``(T,)`` or broadcastable ``(..., T)``
+        Position m of each token.
+    rotary_dim : int
+        Features rotated, even, ``0 <= rotary_dim <= d`` (GPT-NeoX-20B: 24 of 96).
+    base : float
+        RoPE base b.
+    layout : {"half", "interleaved"}
+        Pair layout inside the rotated prefix (GPT-NeoX/Phi: "half"; GPT-J:
+        "interleaved").
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, same shape as x (broadcast with positions' leading dims).
+
+    Notes
+    -----
+    With r = ``rotary_dim``: ``out[..., :r] = RoPE_r(x[..., :r], m)`` with pair
+    frequencies ``theta_i = b^(-2i/r)``, i = 0..r/2-1, and
+    ``out[..., r:] = x[..., r:]``. So ``q.k`` is a function of ``n - m`` in its
+    first r terms and of the features alone in the other d - r.
+    """
+    x = checked_array("x", x, min_ndim=2).astype(np.float64)
+    r = _checked_config(rotary_dim, x.shape[-1], base, layout)
+    if r == 0:
+        return x  # nothing rotated: no position at all
+    rotated = rope.apply_rope(x[..., :r], positions, base=base, layout=layout)
+    passed = np.broadcast_to(x[..., r:], (*rotated.shape[:-1], x.shape[-1] - r))
+    return np.concatenate([rotated, passed], axis=-1)  # (..., T, d)
+
+
+# --8<-- [end:apply_partial_rope]
+
+
+# --8<-- [start:apply_partial_rope_torch]
+def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+    """Torch twin of :func:`apply_partial_rope` (same arguments, tensors in).
+
+    Notes
+    -----
+    Same formula: ``out[..., :r]`` is ``rope.apply_rope_torch`` of the prefix with
+    ``theta_i = b^(-2i/r)``, ``out[..., r:] = x[..., r:]``. Keeps x's dtype
+    (angles in float32, float64 for float64 x) and is differentiable in x.
+    """
+    x = checked_tensor("x", x, min_ndim=2)
+    r = _checked_config(rotary_dim, x.shape[-1], base, layout)
+    if r == 0:
+        return x
+    rotated = rope.apply_rope_torch(x[..., :r], positions, base=base, layout=layout)
+    passed = x[..., r:].expand(*rotated.shape[:-1], x.shape[-1] - r)
+    return torch.cat([rotated, passed], dim=-1)  # (..., T, d)
+
+
+# --8<-- [end:apply_partial_rope_torch]

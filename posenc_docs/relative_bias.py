@@ -1,0 +1,189 @@
+"""T5's bucketed relative position bias (Raffel et al., JMLR 2020).
+
+T5 adds no vector to the tokens. Each attention layer adds a learned scalar
+``table[bucket(j - i), h]`` to the logit of query i and key j in head h. The
+bucket of a signed distance is exact for short distances and logarithmic up to
+``max_distance``, beyond which all distances share one bucket.
+:func:`t5_relative_position_bucket` (NumPy) and its torch twin
+:func:`t5_relative_position_bucket_torch` compute the bucket; :func:`t5_bias`
+and :func:`t5_bias_torch` gather a ``(num_buckets, n_heads)`` table into the
+``(n_heads, q_len, k_len)`` bias.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from posenc_docs._checks import (
+    checked_array,
+    checked_bool,
+    checked_even,
+    checked_int,
+    checked_integer_dtype,
+    checked_tensor,
+)
+
+
+def _bucket_layout(bidirectional, num_buckets, max_distance):
+    """(buckets per direction, exact buckets, max_distance), checked."""
+    if checked_bool("bidirectional", bidirectional):
+        per_side = checked_even("num_buckets", num_buckets, minimum=4) // 2
+    else:
+        per_side = checked_int("num_buckets", num_buckets, minimum=2)
+    max_exact = per_side // 2
+    max_distance = checked_int("max_distance", max_distance, minimum=max_exact + 1)
+    return per_side, max_exact, max_distance
+
+
+# --8<-- [start:t5_relative_position_bucket]
+def t5_relative_position_bucket(
+    relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
+):
+    """Bucket index of each signed distance ``key - query`` (NumPy reference).
+
+    Parameters
+    ----------
+    relative_position : integer array, any shape
+        ``j - i`` for key position j and query position i (negative: the past).
+    bidirectional : bool
+        True (encoder): half the buckets for each sign. False (decoder): keys
+        after the query all fall in bucket 0, where the causal mask hides them.
+    num_buckets : int
+        Buckets in total (even and >= 4 when bidirectional, >= 2 otherwise).
+    max_distance : int
+        Distances at or beyond it share the last bucket of their side.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, same shape, values in ``[0, num_buckets)``.
+
+    Notes
+    -----
+    With n buckets per side, ``e = n // 2`` and distance ``r = |j - i|``:
+    ``bucket = r`` if ``r < e``, else
+    ``min(n - 1, e + floor(ln(r / e) / ln(max_distance / e) * (n - e)))``.
+    Bidirectional keys after the query (j > i) add n. Logs are float64.
+    """
+    rel = checked_array(
+        "relative_position", relative_position, min_ndim=0, floating=False
+    )
+    rel = checked_integer_dtype("relative_position", rel)
+    n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
+    if bidirectional:
+        side, distance = np.where(rel > 0, n, 0), np.abs(rel)
+    else:
+        side, distance = 0, np.maximum(-rel, 0)  # keys after the query: bucket 0
+    ratio = np.maximum(distance, exact) / exact  # >= 1: no log(0)
+    steps = np.log(ratio) / math.log(max_distance / exact) * (n - exact)
+    far = np.minimum(exact + steps.astype(np.int64), n - 1)
+    return (side + np.where(distance < exact, distance, far)).astype(np.int64)
+
+
+# --8<-- [end:t5_relative_position_bucket]
+
+
+# --8<-- [start:t5_relative_position_bucket_torch]
+def t5_relative_position_bucket_torch(
+    relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
+):
+    """Torch twin of :func:`t5_relative_position_bucket` (same arguments).
+
+    Notes
+    -----
+    Same formula; the logarithms are taken in float64 like the reference.
+    (Hugging Face's ``T5Attention._relative_position_bucket`` takes them in
+    float32, so at a few distances whose bucket lies just below a whole
+    number it can be one bucket higher.)
+    """
+    rel = checked_tensor(
+        "relative_position", relative_position, min_ndim=0, floating=False
+    )
+    rel = checked_integer_dtype("relative_position", rel).long()
+    n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
+    if bidirectional:
+        side, distance = (rel > 0).long() * n, rel.abs()
+    else:
+        side, distance = 0, (-rel).clamp(min=0)
+    ratio = distance.clamp(min=exact).double() / exact
+    steps = ratio.log() / math.log(max_distance / exact) * (n - exact)
+    far = (exact + steps.long()).clamp(max=n - 1)
+    return side + torch.where(distance < exact, distance, far)
+
+
+# --8<-- [end:t5_relative_position_bucket_torch]
+
+
+def _checked_bias_args(table, q_len, k_len) -> tuple[int, int]:
+    """Check the table's shape and the lengths; return the lengths as ints."""
+    if table.ndim != 2:
+        raise ValueError(
+            f"table must have shape (num_buckets, n_heads), got {tuple(table.shape)}"
+        )
+    q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
+    if q_len > k_len:
+        raise ValueError(
+            f"q_len must be <= k_len (queries are the last q_len of the keys), "
+            f"got q_len={q_len}, k_len={k_len}"
+        )
+    return q_len, k_len
+
+
+# --8<-- [start:t5_bias]
+def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
+    """Relative position bias of one layer from its bucket table (NumPy).
+
+    Parameters
+    ----------
+    table : array, shape ``(num_buckets, n_heads)``
+        The layer's learned biases (HF ``relative_attention_bias.weight``).
+    q_len, k_len : int
+        Queries and keys; queries are the *last* q_len key positions.
+    bidirectional, max_distance
+        As in :func:`t5_relative_position_bucket`.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n_heads, q_len, k_len)``, added to the logits.
+
+    Notes
+    -----
+    ``bias[h, r, j] = table[bucket(j - i), h]`` with ``i = k_len - q_len + r``.
+    """
+    table = checked_array("table", table)
+    q_len, k_len = _checked_bias_args(table, q_len, k_len)
+    query_pos = np.arange(k_len - q_len, k_len)  # (q,)
+    relative = np.arange(k_len)[None, :] - query_pos[:, None]  # (q, k)
+    bucket = t5_relative_position_bucket(
+        relative,
+        bidirectional=bidirectional,
+        num_buckets=table.shape[0],
+        max_distance=max_distance,
+    )
+    return np.moveaxis(table.astype(np.float64)[bucket], -1, 0)  # (H, q, k)
+
+
+# --8<-- [end:t5_bias]
+
+
+def t5_bias_torch(table, q_len, k_len, *, bidirectional=True, max_distance=128):
+    """Torch twin of :func:`t5_bias`; keeps ``table``'s dtype, device and grad.
+
+    Notes
+    -----
+    Same formula, ``bias[h, r, j] = table[bucket(j - i), h]``; the gather is
+    differentiable in ``table``.
+    """
+    table = checked_tensor("table", table)
+    q_len, k_len = _checked_bias_args(table, q_len, k_len)
+    keys = torch.arange(k_len, device=table.device)
+    relative = keys[None, :] - keys[k_len - q_len :, None]  # (q, k)
+    bucket = t5_relative_position_bucket_torch(
+        relative,
+        bidirectional=bidirectional,
+        num_buckets=table.shape[0],
+        max_distance=max_distance,
+    )
+    return table[bucket].permute(2, 0, 1)  # (H, q, k)

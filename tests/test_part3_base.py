@@ -1,0 +1,72 @@
+"""Part III, page 2: a raised base, its NTK-aware factor and the cosine-sum bound."""
+
+import math
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc_docs import rope
+from posenc_docs.pages import models, part3_base
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "posenc_docs" / "examples"
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    d=st.sampled_from([16, 64, 128]),
+    base=st.floats(1e3, 1e5),
+    ratio=st.floats(1.0, 1e3),
+)
+def test_a_raised_base_is_ntk_aware_scaling_by_the_equivalent_factor(d, base, ratio):
+    assert part3_base.ntk_frequency_gap(d, base, base * ratio) < 1e-9
+    s = part3_base.equivalent_ntk_factor(d, base, base * ratio)
+    slowest = rope.inv_freq(d, base)[-1] / rope.inv_freq(d, base * ratio)[-1]
+    assert slowest == pytest.approx(s, rel=1e-9)  # the slowest pair slows by s
+
+
+@pytest.mark.parametrize(
+    ("m", "d", "base"), [(0, 8, 1e4), (7, 16, 1e4), (3000, 128, 5e5)]
+)
+def test_cosine_sum_is_half_the_trace_of_the_rotation(m, d, base):
+    trace = np.trace(rope.rotation_matrix(m, d, base))
+    assert part3_base.cosine_sum(m, d, base) == pytest.approx(trace / 2, abs=1e-9)
+
+
+def test_cosine_sum_against_a_scalar_loop():
+    d, base = 32, 10000.0
+    for m in (0, 1, 100, 4095):
+        loop = sum(math.cos(m * base ** (-2 * i / d)) for i in range(d // 2))
+        assert part3_base.cosine_sum(m, d, base) == pytest.approx(loop, abs=1e-9)
+
+
+@pytest.mark.parametrize("length", [1024, 4096])
+def test_smallest_base_is_the_first_grid_point_that_holds(length):
+    b = part3_base.smallest_base(128, length)
+    assert part3_base.min_cosine_sum(128, b, length) >= 0
+    assert part3_base.min_cosine_sum(128, b / 10**0.05, length) < 0
+
+
+def test_census_rows_match_a_wavelength_count():
+    table = part3_base.census_table(("Llama-2-7B", "CodeLlama-7B"))
+    for name in ("Llama-2-7B", "CodeLlama-7B"):
+        m = models.get(name)
+        d, b, L = m.rotary_dim, m.rope_theta, m.max_position_embeddings
+        turning = sum(2 * math.pi * b ** (2 * i / d) < L for i in range(d // 2))
+        assert f"| {turning} | {d // 2 - turning} |" in table
+
+
+def test_bound_table_marks_qwen_as_failing_and_llama3_as_holding():
+    rows = part3_base.bound_table().splitlines()
+    assert "fails" in next(r for r in rows if r.startswith("| Qwen2.5"))
+    assert "holds" in next(r for r in rows if r.startswith("| Llama-3-8B"))
+
+
+def test_example_prints_the_equivalent_factor(capsys):
+    runpy.run_path(str(EXAMPLES / "part3_base" / "raised_base.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "s = 93.06" in out
+    assert "37 pairs turn, 27 never do" in out
