@@ -288,3 +288,31 @@ def grid_positions(height: int, width: int) -> np.ndarray:
 
 
 # --8<-- [end:grid_positions]
+
+
+# --8<-- [start:text_image_positions]
+def text_image_positions(n_before: int, height: int, width: int, n_after: int):
+    """M-RoPE positions of text, one image (height x width merged patches), text.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integers, shape ``(3, n_before + height*width + n_after)``: rows t, h, w.
+
+    Notes
+    -----
+    As Hugging Face's ``get_rope_index`` for Qwen2-VL: text token k gets
+    ``t = h = w = k``; with ``s = n_before``, patch (r, c) gets ``t = s``,
+    ``h = s + r``, ``w = s + c``; the text after the image resumes at
+    ``s + max(height, width)``, not at ``s + height*width``.
+    """
+    n_before = checked_int("n_before", n_before, minimum=0)
+    n_after = checked_int("n_after", n_after, minimum=0)
+    rows, cols = grid_positions(height, width)  # (h*w,) each
+    text = np.arange(n_before)  # (n_before,)
+    image = n_before + np.stack([np.zeros_like(rows), rows, cols])  # (3, h*w)
+    after = n_before + max(height, width) + np.arange(n_after)  # (n_after,)
+    return np.concatenate([np.stack([text] * 3), image, np.stack([after] * 3)], 1)
+
+
+# --8<-- [end:text_image_positions]

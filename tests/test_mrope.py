@@ -14,6 +14,7 @@ from posenc_docs.mrope import (
     axial_rope_2d_torch,
     grid_positions,
     mrope_pair_axes,
+    text_image_positions,
 )
 
 FAST = settings(max_examples=30, deadline=None)
@@ -286,3 +287,25 @@ def test_bad_shapes_are_rejected():
         axial_rope_2d(torch.zeros(4, 8), np.zeros((2, 4), dtype=int))
     with pytest.raises(ValueError, match="height"):
         grid_positions(0, 3)
+
+
+@pytest.mark.parametrize("n_before, h, w, n_after", [(3, 2, 5, 4), (0, 3, 1, 2)])
+def test_text_image_positions_equal_hugging_face_get_rope_index(
+    n_before, h, w, n_after
+):
+    from types import SimpleNamespace
+
+    modeling = pytest.importorskip("transformers.models.qwen2_vl.modeling_qwen2_vl")
+    model = SimpleNamespace(  # the two attributes get_rope_index reads
+        config=SimpleNamespace(vision_config=SimpleNamespace(spatial_merge_size=1)),
+        get_vision_position_ids=lambda *a, **k: (
+            modeling.Qwen2VLModel.get_vision_position_ids(None, *a, **k)
+        ),
+    )
+    types = [0] * n_before + [1] * (h * w) + [0] * n_after
+    ids = torch.zeros(1, len(types), dtype=torch.long)
+    hf, _ = modeling.Qwen2VLModel.get_rope_index(
+        model, ids, torch.tensor([types]), image_grid_thw=torch.tensor([[1, h, w]])
+    )
+    ours = text_image_positions(n_before, h, w, n_after)
+    np.testing.assert_array_equal(ours, hf[:, 0].numpy())
