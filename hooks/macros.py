@@ -13,9 +13,25 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
 
 import posixpath
 
-from posenc_docs import alibi, attention, lab, learned, rope, scaling, sinusoidal
+from posenc_docs import (
+    alibi,
+    attention,
+    lab,
+    learned,
+    mrope,
+    rope,
+    scaling,
+    sinusoidal,
+)
 from posenc_docs.figures.spec import THEMES, figure_path
-from posenc_docs.pages import models, part1, part2_basics, part2_extension, pitfalls
+from posenc_docs.pages import (
+    models,
+    part1,
+    part2_basics,
+    part2_extension,
+    part3_axes,
+    pitfalls,
+)
 from posenc_docs.pages.format import count, fixed
 
 NAMESPACE = {
@@ -25,10 +41,12 @@ NAMESPACE = {
     "alibi": alibi,
     "scaling": scaling,
     "attention": attention,
+    "mrope": mrope,
     "part1": part1,
     "part2_basics": part2_basics,
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
+    "part3_axes": part3_axes,
     "models": models,
     "lab": lab,
 }

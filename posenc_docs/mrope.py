@@ -4,10 +4,10 @@ A token of an image or a video has more than one coordinate: a row and a column,
 and for video a frame. Both schemes here keep RoPE's rotation and give each rotary
 pair one of the coordinates to turn by:
 
-- :func:`apply_mrope` (Qwen2-VL's multimodal RoPE): the d/2 pairs are cut into
+- ``apply_mrope`` (Qwen2-VL's multimodal RoPE): the d/2 pairs are cut into
   three consecutive sections, ``mrope_section = (s_t, s_h, s_w)``; pair i turns by
   ``p_axis(i) * theta_i`` with the usual ``theta_i = base^(-2i/d)``.
-- :func:`axial_rope_2d` (Qwen2-VL's vision tower): the first d/4 pairs turn by the
+- ``axial_rope_2d`` (Qwen2-VL's vision tower): the first d/4 pairs turn by the
   row, the last d/4 by the column, each half with the frequencies of a d/2-wide RoPE.
 
 Pair layout, both functions: ``"half"``, pair i is ``(x[i], x[i + d/2])``, as in
@@ -115,7 +115,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     positions : numpy.ndarray, shape ``(n_axes, ..., T)``
         One row of positions per axis, broadcastable against x's leading dims.
     pair_axis : integer array, shape ``(d/2,)``
-        Axis each pair follows (from :func:`mrope_pair_axes`, say).
+        Axis each pair follows (from ``mrope_pair_axes``, say).
     inv_freq : array, shape ``(d/2,)``
         Frequency of each pair.
 
@@ -140,7 +140,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
-    """Torch twin of :func:`rotate_by_axes`: float32/float64 work, x.dtype out."""
+    """Torch twin of ``rotate_by_axes``: float32/float64 work, x.dtype out."""
     work = torch.float64 if x.dtype == torch.float64 else torch.float32
     theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
     index = torch.from_numpy(pair_axis).to(x.device)
@@ -169,7 +169,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
         RoPE base (``rope_theta``).
     interleaved : bool
         Qwen3-VL's cyclic assignment instead of consecutive sections
-        (:func:`mrope_pair_axes`).
+        (``mrope_pair_axes``).
 
     Returns
     -------
@@ -180,7 +180,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     -----
     Pair layout "half": pair i is ``(x[i], x[i + d/2])``, turned by
     ``p_axis(i) base^(-2i/d)``, where axis(i) is the section of pair i
-    (:func:`mrope_pair_axes`). With ``t = h = w`` it is 1-D RoPE.
+    (``mrope_pair_axes``). With ``t = h = w`` it is 1-D RoPE.
     """
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     d = checked_even("x.shape[-1]", x.shape[-1])
@@ -196,7 +196,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
 def apply_mrope_torch(
     x, positions_thw, *, mrope_section, base=10000.0, interleaved=False
 ):
-    """Torch twin of :func:`apply_mrope` (same arguments; tensors in).
+    """Torch twin of ``apply_mrope`` (same arguments; tensors in).
 
     Notes
     -----
@@ -231,7 +231,7 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
     x : numpy.ndarray, shape ``(..., T, d)``
         Patch queries or keys; d divisible by 4.
     positions_hw : integer array, shape ``(2, ..., T)``
-        Row and column of every patch (:func:`grid_positions`).
+        Row and column of every patch (``grid_positions``).
     base : float
         RoPE base.
 
@@ -256,7 +256,7 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
 
 
 def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
-    """Torch twin of :func:`axial_rope_2d` (same arguments; tensors in).
+    """Torch twin of ``axial_rope_2d`` (same arguments; tensors in).
 
     Notes
     -----
