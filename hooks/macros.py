@@ -22,6 +22,7 @@ from posenc_docs import (
     rope,
     scaling,
     sinusoidal,
+    windows,
 )
 from posenc_docs.figures.spec import THEMES, figure_path
 from posenc_docs.pages import (
@@ -30,6 +31,7 @@ from posenc_docs.pages import (
     part2_basics,
     part2_extension,
     part3_axes,
+    part3_windows,
     pitfalls,
 )
 from posenc_docs.pages.format import count, fixed
@@ -42,11 +44,13 @@ NAMESPACE = {
     "scaling": scaling,
     "attention": attention,
     "mrope": mrope,
+    "windows": windows,
     "part1": part1,
     "part2_basics": part2_basics,
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
     "part3_axes": part3_axes,
+    "part3_windows": part3_windows,
     "models": models,
     "lab": lab,
 }

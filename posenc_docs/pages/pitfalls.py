@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from posenc_docs import alibi, rope, scaling
+from posenc_docs import alibi, rope, scaling, windows
 
 # --8<-- [end:setup]
 
@@ -339,3 +339,28 @@ def yarn_logit_scale(factor: float, recipe: str = "rope", d: int = 64) -> float:
 
 
 # --8<-- [end:yarn_logit_scale]
+
+
+# --8<-- [start:sink_cache_offsets]
+def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=4096):
+    """Largest query-key offset in a sink cache, and the rotary pairs it takes
+    outside the angles they met in training, with absolute vs cache positions.
+
+    Notes
+    -----
+    A pair with wavelength lambda_i >= L (the training length) met only angles in
+    [0, L theta_i); an offset m gives it ``m theta_i mod 2 pi``, which is new if it
+    lands past that arc. Pairs with lambda_i < L met every angle.
+    """
+    tokens, in_cache = windows.sink_cache_positions(n_sink, window, step)
+    theta = rope.inv_freq(d, base)  # (d/2,)
+    result = {}
+    for name, positions in (("absolute", tokens), ("in_cache", in_cache)):
+        offset = int(positions[-1] - positions[0])  # current token to first sink
+        angle = np.mod(offset * theta, 2 * np.pi)
+        unseen = (trained * theta < 2 * np.pi) & (angle >= trained * theta)
+        result[name] = {"offset": offset, "unseen_pairs": int(unseen.sum())}
+    return result
+
+
+# --8<-- [end:sink_cache_offsets]
