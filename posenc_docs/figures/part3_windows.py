@@ -42,17 +42,19 @@ def masks(n_tokens: int, window: int, n_sink: int, *, theme: str):
 
 
 def layer_mix(stacks: tuple, *, theme: str):
-    """One strip per stack: local (sliding) and global (full) layers in order."""
+    """One strip per (name, num_layers, pattern): local and global layers in order."""
     with themed(theme) as colors:
         fig, axes = plt.subplots(len(stacks), 1, figsize=(7, 0.9 + 0.75 * len(stacks)),
                                  layout="constrained")  # fmt: skip
-        for ax, stack in zip(np.atleast_1d(axes), stacks, strict=True):
-            types = windows.layer_types(stack.num_layers, stack.pattern)
+        for ax, (name, num_layers, pattern) in zip(
+            np.atleast_1d(axes), stacks, strict=True
+        ):
+            types = windows.layer_types(num_layers, pattern)
             is_global = np.array([t == "full_attention" for t in types])
             ax.imshow(is_global[None, :], aspect="auto", vmin=0, vmax=1,
                       cmap=ListedColormap([OKABE_ITO[0], OKABE_ITO[1]]))  # fmt: skip
-            ax.set_yticks([0], [stack.name])
-            ax.set_xticks(range(0, stack.num_layers, 5))
+            ax.set_yticks([0], [name])
+            ax.set_xticks(range(0, num_layers, 5))
             ax.tick_params(length=0)
             for spine in ax.spines.values():
                 spine.set_visible(False)
@@ -78,7 +80,12 @@ FIGURES = [
     FigureSpec(
         slug="part3_windows-layer-mix",
         draw=layer_mix,
-        params={"stacks": (part3_windows.GEMMA2, part3_windows.GEMMA3)},
+        params={
+            "stacks": tuple(
+                (stack.name, stack.num_layers, stack.pattern)
+                for stack in (part3_windows.GEMMA2, part3_windows.GEMMA3)
+            )
+        },
         alt=(
             "Layer types of two 26-layer stacks. Gemma 2 alternates local and "
             "global layers, starting with a local one. Gemma 3 has five local "
