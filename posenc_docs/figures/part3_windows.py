@@ -44,7 +44,7 @@ def masks(n_tokens: int, window: int, n_sink: int, *, theme: str):
 def layer_mix(stacks: tuple, *, theme: str):
     """One strip per (name, num_layers, pattern): local and global layers in order."""
     with themed(theme) as colors:
-        fig, axes = plt.subplots(len(stacks), 1, figsize=(7, 0.9 + 0.75 * len(stacks)),
+        fig, axes = plt.subplots(len(stacks), 1, figsize=(5, 0.8 + 0.7 * len(stacks)),
                                  layout="constrained")  # fmt: skip
         for ax, (name, num_layers, pattern) in zip(
             np.atleast_1d(axes), stacks, strict=True

@@ -63,7 +63,7 @@ def layer_counts(stack: LocalGlobal) -> dict:
 
 def cache_table(stacks=(GEMMA2, GEMMA3), lengths=(8192, 32768, 131072)) -> str:
     """Markdown: local/global counts and KV-cache share at several lengths."""
-    header = ["stack", "local : global"] + [f"cache at {count(n)}" for n in lengths]
+    header = ["stack", "local : global"] + [count(n) for n in lengths]
     rows = []
     for stack in stacks:
         n = layer_counts(stack)
