@@ -5,8 +5,10 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
 - ``{{ fixed(x, 4) }}`` formats a number to 4 decimals, ``{{ count(x) }}`` rounds
   to a whole number with thousands separators (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
-  ``learned``, ``attention``), the page-support modules (``part1``,
-  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``models``) and ``lab``;
+  ``learned``, ``attention``, ``mrope``, ``windows``, ``temperature``), the
+  page-support modules (``part1``, ``part2_basics``, ``part2_extension``,
+  ``pitfalls``, ``models``, ``part3_axes``, ``part3_windows``, ``part3_nope``)
+  and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text.
 """
@@ -22,6 +24,7 @@ from posenc_docs import (
     rope,
     scaling,
     sinusoidal,
+    temperature,
     windows,
 )
 from posenc_docs.figures.spec import THEMES, figure_path
@@ -31,6 +34,7 @@ from posenc_docs.pages import (
     part2_basics,
     part2_extension,
     part3_axes,
+    part3_nope,
     part3_windows,
     pitfalls,
 )
@@ -45,12 +49,14 @@ NAMESPACE = {
     "attention": attention,
     "mrope": mrope,
     "windows": windows,
+    "temperature": temperature,
     "part1": part1,
     "part2_basics": part2_basics,
     "part2_extension": part2_extension,
     "pitfalls": pitfalls,
     "part3_axes": part3_axes,
     "part3_windows": part3_windows,
+    "part3_nope": part3_nope,
     "models": models,
     "lab": lab,
 }

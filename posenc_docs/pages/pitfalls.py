@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from posenc_docs import alibi, rope, scaling, windows
+from posenc_docs import alibi, rope, scaling, temperature, windows
 
 # --8<-- [end:setup]
 
@@ -364,3 +364,19 @@ def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=409
 
 
 # --8<-- [end:sink_cache_offsets]
+
+
+# --8<-- [start:misread_no_rope_layers]
+def misread_no_rope_layers(num_layers=48, interval=4):
+    """Llama 4's ``no_rope_layers`` read as the name suggests, and as HF reads it.
+
+    The flag of layer l is 1 when the layer *uses* RoPE. Reading 1 as "no RoPE"
+    swaps the two kinds of layer.
+    """
+    nope = temperature.nope_layers(num_layers, no_rope_layer_interval=interval)
+    flags = [int(layer not in nope) for layer in range(num_layers)]  # HF's default
+    as_named = [layer for layer, flag in enumerate(flags) if flag == 1]
+    return {"flags": flags, "nope_as_hf": nope, "nope_as_named": as_named}
+
+
+# --8<-- [end:misread_no_rope_layers]
