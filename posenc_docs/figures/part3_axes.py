@@ -15,7 +15,7 @@ def pair_axes(layouts: tuple, base: float, span: int, *, theme: str):
     """Wavelength of every pair, coloured by the axis it follows, one panel each."""
     with themed(theme) as colors:
         fig, panels = plt.subplots(
-            len(layouts), 1, figsize=(7, 2.6 * len(layouts) + 0.6),
+            len(layouts), 1, figsize=(5.6, 2.4 * len(layouts) + 0.7),
             sharex=True, layout="constrained",
         )  # fmt: skip
         for ax, (title, section, interleaved) in zip(panels, layouts, strict=True):

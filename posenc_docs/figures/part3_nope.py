@@ -14,7 +14,7 @@ def temperatures(length: int, max_tokens: int, *, theme: str):
     """Logit factor of each rule against the number of tokens n (log axis)."""
     n = np.unique(np.geomspace(1024, max_tokens, 600).astype(np.int64))
     with themed(theme) as colors:
-        fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+        fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
         for k, (name, tau) in enumerate(part3_nope.scales(n - 1, length).items()):
             steps = "steps-post" if name.startswith("Llama 4") else "default"
             ax.plot(n, tau, linestyle=STYLES[k], linewidth=2, color=OKABE_ITO[k],

@@ -30,7 +30,7 @@ def masks(n_tokens: int, window: int, n_sink: int, *, theme: str):
     }
     with themed(theme) as colors:
         cmap = ListedColormap([colors["grid"], OKABE_ITO[0]])
-        fig, axes = plt.subplots(1, 3, figsize=(7, 2.9), layout="constrained")
+        fig, axes = plt.subplots(1, 3, figsize=(5.6, 2.5), layout="constrained")
         for ax, (title, mask) in zip(axes, panels.items(), strict=True):
             ax.imshow(mask, cmap=cmap, vmin=0, vmax=1)
             ax.set_title(title, fontsize=10)

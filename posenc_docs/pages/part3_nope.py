@@ -42,9 +42,12 @@ def scales(positions, length: int = 8192) -> dict:
 
 def scale_table(lengths=(8192, 16384, 32768, 131072, 1048576)) -> str:
     """Markdown: each rule's factor for the last query of a context of n tokens."""
-    rows = scales(np.array(lengths) - 1)
-    header = ["rule"] + [count(n) for n in lengths]
-    body = [[name] + [fixed(v, 3) for v in values] for name, values in rows.items()]
+    columns = scales(np.array(lengths) - 1)
+    header = ["tokens n", "Llama 4", "Qwen log-n", "YaRN"]
+    body = [
+        [count(n)] + [fixed(values[k], 3) for values in columns.values()]
+        for k, n in enumerate(lengths)
+    ]
     return markdown_table(header, body)
 
 
