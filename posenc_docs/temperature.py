@@ -124,7 +124,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
     original_max_position_embeddings : int
         The training length L.
     mscale : float
-        YaRN's mscale (1 in the paper and in most configs).
+        YaRN's mscale (1 unless a config sets it).
 
     Returns
     -------
