@@ -12,10 +12,13 @@
   cache (StreamingLLM's attention sinks, Xiao et al., 2023).
 """
 
+# --8<-- [start:setup]
 import numpy as np
 import torch
 
 from posenc_docs._checks import checked_int
+
+# --8<-- [end:setup]
 
 LAYER_TYPES = ("sliding_attention", "full_attention")
 
