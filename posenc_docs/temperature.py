@@ -38,8 +38,8 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 
     Parameters
     ----------
-    positions : array, shape ``(T,)`` or any shape
-        Query positions p, from 0.
+    positions : array
+        Query positions p, from 0 (any shape).
     floor_scale : int
         ``floor_scale`` in the config: the step length F, in tokens.
     attn_scale : float
