@@ -64,3 +64,12 @@ def test_examples_print_what_the_page_says(capsys):
     assert "position     8,190: NoPE queries scaled by 1.0000" in out
     out = run("pitfalls/no_rope_layers.py", capsys)
     assert "as HF reads it  : 12" in out and "as the name says: 36" in out
+
+
+def test_lab_growth_is_the_ratio_of_the_committed_perplexities():
+    from posenc_docs import lab
+
+    for name in ("none", "rope"):
+        ratio = lab.perplexity(name, 16) / lab.perplexity(name, 1)
+        assert part3_nope.lab_growth(name) == pytest.approx(ratio)
+    assert part3_nope.lab_growth("none") < part3_nope.lab_growth("rope")  # the prose

@@ -18,7 +18,8 @@ from posenc_docs.pages.format import count, fixed, markdown_table
 QWEN2_VL_SECTION = (16, 24, 24)  # HF default, consecutive sections
 QWEN3_VL_SECTION = (24, 20, 20)  # HF default, interleaved
 QWEN2_VL_THETA = 1e6  # HF Qwen2VLTextConfig default rope_theta
-HEAD_DIM = 2 * sum(QWEN2_VL_SECTION)  # 128
+N_PAIRS = sum(QWEN2_VL_SECTION)  # 64 rotary pairs
+HEAD_DIM = 2 * N_PAIRS  # 128
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ read from the installed code by ``tests/test_part3_nope.py``; published Llama 4
 
 import numpy as np
 
-from posenc_docs import attention, temperature
+from posenc_docs import attention, lab, temperature
 from posenc_docs.pages import models
 from posenc_docs.pages.format import count, fixed, markdown_table
 
@@ -49,6 +49,11 @@ def scale_table(lengths=(8192, 16384, 32768, 131072, 1048576)) -> str:
         for k, n in enumerate(lengths)
     ]
     return markdown_table(header, body)
+
+
+def lab_growth(name: str, multiple: int = 16) -> float:
+    """Lab perplexity at ``multiple`` times the training length over that at L."""
+    return lab.perplexity(name, multiple) / lab.perplexity(name, 1)
 
 
 def causal_position_signal(length: int) -> np.ndarray:
