@@ -129,6 +129,11 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     ``a' = a cos(phi_i) - b sin(phi_i)``, ``b' = b cos(phi_i) + a sin(phi_i)`` with
     ``phi_i = p_(axis(i)) theta_i``. With one axis this is plain RoPE.
     """
+    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    half = checked_even("x.shape[-1]", x.shape[-1]) // 2
+    pair_axis = checked_array("pair_axis", pair_axis, last_dim=half, floating=False)
+    inv_freq = checked_array("inv_freq", inv_freq, last_dim=half)
+    positions = checked_array("positions", positions, min_ndim=2, floating=False)
     per_pair = np.moveaxis(positions[pair_axis], 0, -1)  # (..., T, d/2)
     angle = per_pair.astype(np.float64) * inv_freq  # (..., T, d/2)
     cos, sin = np.cos(angle), np.sin(angle)

@@ -269,6 +269,16 @@ def test_bad_config_is_rejected(kwargs, error, match):
         apply_mrope_torch(torch.zeros(4, 12), torch.zeros(3, 4, dtype=int), **kwargs)
 
 
+def test_rotate_by_axes_checks_its_arrays():
+    from posenc_docs.mrope import rotate_by_axes
+
+    x, positions = np.zeros((4, 8)), np.zeros((2, 4), dtype=int)
+    with pytest.raises(ValueError, match="pair_axis must have last dim 4"):
+        rotate_by_axes(x, positions, np.zeros(3, dtype=int), np.ones(4))
+    with pytest.raises(TypeError, match="inv_freq must have a floating dtype"):
+        rotate_by_axes(x, positions, np.zeros(4, dtype=int), np.ones(4, dtype=int))
+
+
 def test_bad_shapes_are_rejected():
     sec = {"mrope_section": [2, 2, 2]}
     with pytest.raises(
