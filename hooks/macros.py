@@ -7,11 +7,12 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   share as a percentage and ``{{ mantissa(x, -5, 1) }}`` the number before
   x 10^-5 (``posenc_docs.pages.format``);
 - the library modules (``sinusoidal``, ``rope``, ``alibi``, ``scaling``,
-  ``learned``, ``attention``, ``relative_bias``, ``partial_rotary``), the
-  page-support modules (``part1``, ``part2_basics``, ``part2_extension``,
-  ``pitfalls``, ``part3_relative``, ``part3_base``, ``part3_partial``, ``models``,
-  ``install``), ``quoted`` (figures copied from papers, each with its table) and
-  ``lab``;
+  ``learned``, ``attention``, ``relative_bias``, ``partial_rotary``, ``mrope``,
+  ``windows``, ``temperature``), the page-support modules (``part1``,
+  ``part2_basics``, ``part2_extension``, ``pitfalls``, ``part3_relative``,
+  ``part3_base``, ``part3_partial``, ``part3_nope``, ``part3_windows``,
+  ``part3_axes``, ``models``, ``install``), ``quoted`` (figures copied from papers,
+  each with its table) and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
   values, taken from the parameters of the figures it replaces.
@@ -25,11 +26,14 @@ from posenc_docs import (
     attention,
     lab,
     learned,
+    mrope,
     partial_rotary,
     relative_bias,
     rope,
     scaling,
     sinusoidal,
+    temperature,
+    windows,
 )
 from posenc_docs.figures.spec import THEMES, figure_path
 from posenc_docs.pages import (
@@ -38,9 +42,12 @@ from posenc_docs.pages import (
     part1,
     part2_basics,
     part2_extension,
+    part3_axes,
     part3_base,
+    part3_nope,
     part3_partial,
     part3_relative,
+    part3_windows,
     pitfalls,
     quoted,
 )
@@ -55,6 +62,9 @@ NAMESPACE = {
     "attention": attention,
     "relative_bias": relative_bias,
     "partial_rotary": partial_rotary,
+    "mrope": mrope,
+    "windows": windows,
+    "temperature": temperature,
     "part1": part1,
     "part2_basics": part2_basics,
     "part2_extension": part2_extension,
@@ -62,6 +72,9 @@ NAMESPACE = {
     "part3_relative": part3_relative,
     "part3_base": part3_base,
     "part3_partial": part3_partial,
+    "part3_nope": part3_nope,
+    "part3_windows": part3_windows,
+    "part3_axes": part3_axes,
     "models": models,
     "install": install,
     "quoted": quoted,

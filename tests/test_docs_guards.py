@@ -231,6 +231,28 @@ PRINTS = {
     "part3_partial/absorption.py": r"rope on the latent keys .* WRONG",
     "part3_relative/buckets.py": r"bucket 15 holds every distance from 91 on",
     "pitfalls/partial_rotary.py": r"full RoPE over all 96 dims: +max \|diff\| 3\.4",
+    "part3_axes/flattened_grid.py": (
+        r"right \(0,0\)-\(0,1\)\s+(\S+)\s+\S+\nwrap  \(0,5\)-\(1,0\)\s+\1\s[\s\S]*"
+        r"below \(0,0\)-\(1,0\)\s+\S+\s+(\S+)\nbelow \(2,3\)-\(3,3\)\s+\S+\s+\2\n"
+    ),
+    "part3_axes/text_image_positions.py": (
+        r"w \[0, 1, 2, 3, 4, 2, 3, 4, 5, 6\]\n"
+        r"text tokens vs 1-D RoPE: max \|diff\| = 0\.0e\+00"
+    ),
+    "part3_nope/causal_position.py": (
+        r"1 / output - 1\s+: \[0\.0, 1\.0, 2\.0, 3\.0, 4\.0, 5\.0, 6\.0, 7\.0\]"
+    ),
+    "part3_nope/irope_layers.py": (
+        r"NoPE layers \(12 of 48\): \[3, 7, 11, .*47\][\s\S]*"
+        r"8,190: NoPE queries scaled by 1\.0000\n"
+        r".*8,191: NoPE queries scaled by 1\.0693"
+    ),
+    "part3_windows/cache_positions.py": (
+        r"step 9  tokens    \[0, 1, 6, 7, 8, 9\]\n\s+positions \[0, 1, 2, 3, 4, 5\]"
+        r"[\s\S]*largest query-key offset 4,095"
+    ),
+    "pitfalls/no_rope_layers.py": r"as HF reads it  : 12[\s\S]*as the name says: 36",
+    "pitfalls/sink_positions.py": r"100,000\s+100,000\s+14\s+4,095\s+0",
     "pitfalls/yarn_twice.py": r" 32   1\.3466   1\.8133   1\.8133   3\.2879   1\.8133",
 }
 

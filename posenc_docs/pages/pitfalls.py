@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from posenc_docs import alibi, partial_rotary, rope, scaling
+from posenc_docs import alibi, partial_rotary, rope, scaling, temperature, windows
 
 # --8<-- [end:setup]
 
@@ -419,3 +419,44 @@ def partial_rotary_mismatch(d=96, rotary_dim=24, n_tokens=64, seed=0) -> dict:
 
 
 # --8<-- [end:partial_rotary_mismatch]
+
+
+# --8<-- [start:sink_cache_offsets]
+def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=4096):
+    """Largest query-key offset in a sink cache, and the rotary pairs it takes
+    outside the angles they met in training, with absolute vs cache positions.
+
+    Notes
+    -----
+    A pair with wavelength lambda_i >= L (the training length) met only angles in
+    [0, L theta_i); an offset m gives it ``m theta_i mod 2 pi``, which is new if it
+    lands past that arc. Pairs with lambda_i < L met every angle.
+    """
+    tokens, in_cache = windows.sink_cache_positions(n_sink, window, step)
+    theta = rope.inv_freq(d, base)  # (d/2,)
+    result = {}
+    for name, positions in (("absolute", tokens), ("in_cache", in_cache)):
+        offset = int(positions[-1] - positions[0])  # current token to first sink
+        angle = np.mod(offset * theta, 2 * np.pi)
+        unseen = (trained * theta < 2 * np.pi) & (angle >= trained * theta)
+        result[name] = {"offset": offset, "unseen_pairs": int(unseen.sum())}
+    return result
+
+
+# --8<-- [end:sink_cache_offsets]
+
+
+# --8<-- [start:misread_no_rope_layers]
+def misread_no_rope_layers(num_layers=48, interval=4):
+    """Llama 4's ``no_rope_layers`` read as the name suggests, and as HF reads it.
+
+    The flag of layer l is 1 when the layer *uses* RoPE. Reading 1 as "no RoPE"
+    swaps the two kinds of layer.
+    """
+    nope = temperature.nope_layers(num_layers, no_rope_layer_interval=interval)
+    flags = [int(layer not in nope) for layer in range(num_layers)]  # HF's default
+    as_named = [layer for layer, flag in enumerate(flags) if flag == 1]
+    return {"flags": flags, "nope_as_hf": nope, "nope_as_named": as_named}
+
+
+# --8<-- [end:misread_no_rope_layers]

@@ -1,0 +1,323 @@
+"""RoPE over more than one position axis: 2-D axial RoPE and Qwen2-VL's M-RoPE.
+
+A token of an image or a video has more than one coordinate: a row and a column,
+and for video a frame. Both schemes here keep RoPE's rotation and give each rotary
+pair one of the coordinates to turn by:
+
+- ``apply_mrope`` (Qwen2-VL's multimodal RoPE): the d/2 pairs are cut into
+  three consecutive sections, ``mrope_section = (s_t, s_h, s_w)``; pair i turns by
+  ``p_axis(i) * theta_i`` with the usual ``theta_i = base^(-2i/d)``.
+- ``axial_rope_2d`` (Qwen2-VL's vision tower): the first d/4 pairs turn by the
+  row, the last d/4 by the column, each half with the frequencies of a d/2-wide RoPE.
+
+Pair layout, both functions: ``"half"``, pair i is ``(x[i], x[i + d/2])``, as in
+Hugging Face (``rotate_half``). The section split is applied to the pair index i,
+i.e. to the d/2 angles, and the same angle is used for ``x[i]`` and ``x[i + d/2]``
+(HF splits cos/sin of width d/2 and then concatenates them twice).
+
+NumPy functions are the float64 reference; the ``_torch`` twins rotate in float32
+(float64 for float64 input) and return x's dtype.
+"""
+
+import numpy as np
+import torch
+
+from posenc_docs import rope
+from posenc_docs._checks import (
+    checked_array,
+    checked_even,
+    checked_int,
+    checked_real,
+    checked_tensor,
+)
+
+AXES = ("temporal", "height", "width")
+
+
+# --8<-- [start:mrope_pair_axes]
+def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
+    """Which position axis each rotary pair follows under M-RoPE.
+
+    Parameters
+    ----------
+    mrope_section : sequence of int
+        Pairs per axis, e.g. Qwen2-VL's ``(16, 24, 24)`` for head_dim 128.
+    interleaved : bool
+        False (Qwen2-VL, Qwen2.5-VL): consecutive sections; section k follows
+        axis ``k % 3``. True (Qwen3-VL, ``mrope_interleaved``): pairs cycle
+        t, h, w, ..., so every axis gets fast and slow pairs.
+
+    Returns
+    -------
+    numpy.ndarray
+        Axis of each pair (0 temporal, 1 height, 2 width), shape
+        ``(sum(mrope_section),)``.
+
+    Notes
+    -----
+    Consecutive: pair i follows axis ``k mod 3`` when
+    ``s_0 + ... + s_(k-1) <= i < s_0 + ... + s_k``. Interleaved: pair i follows
+    height if ``i mod 3 = 1`` and ``i < 3 s_1``, width if ``i mod 3 = 2`` and
+    ``i < 3 s_2``, and time otherwise. The sections must add up to d/2.
+    """
+    if isinstance(mrope_section, str) or not hasattr(mrope_section, "__len__"):
+        raise TypeError(f"mrope_section must be a list of ints, got {mrope_section!r}")
+    sizes = [
+        checked_int(f"mrope_section[{k}]", n, 0) for k, n in enumerate(mrope_section)
+    ]
+    n_pairs = checked_int("sum(mrope_section)", sum(sizes))
+    if not interleaved:
+        return np.repeat(np.arange(len(sizes)) % 3, sizes)  # (d/2,)
+    axes = np.zeros(n_pairs, dtype=np.int64)  # (d/2,) time by default
+    if len(sizes) == 3:
+        axes[1 : 3 * sizes[1] : 3], axes[2 : 3 * sizes[2] : 3] = 1, 2
+    if len(sizes) != 3 or np.bincount(axes, minlength=3).tolist() != sizes:
+        raise ValueError(f"mrope_section does not interleave, got {mrope_section!r}")
+    return axes
+
+
+# --8<-- [end:mrope_pair_axes]
+
+
+def _checked_positions(name, positions, x_shape, n_axes):
+    """Integer positions of shape (n_axes, ..., T), T = x_shape[-2]."""
+    positions = checked_array(name, positions, min_ndim=2, floating=False)
+    _check_positions_shape(name, positions.shape, x_shape, n_axes)
+    return positions
+
+
+def _check_positions_shape(name, shape, x_shape, n_axes):
+    if shape[0] != n_axes or shape[-1] != x_shape[-2]:
+        raise ValueError(
+            f"{name} must have shape ({n_axes}, ..., T) with T = x.shape[-2] = "
+            f"{x_shape[-2]}, got shape {tuple(shape)}"
+        )
+
+
+def _sections_for(d: int, mrope_section, interleaved) -> np.ndarray:
+    """Pair axes, checked against the rotary width d (sections add up to d/2)."""
+    axes = mrope_pair_axes(mrope_section, interleaved=interleaved)
+    if 2 * len(axes) != d:
+        raise ValueError(
+            f"mrope_section must add up to d/2 = {d // 2} for d = x.shape[-1] = {d}, "
+            f"got {tuple(mrope_section)} (sum {len(axes)})"
+        )
+    return axes
+
+
+# --8<-- [start:rotate_by_axes]
+def rotate_by_axes(x, positions, pair_axis, inv_freq):
+    """Rotate pair i of x by ``positions[pair_axis[i]] * inv_freq[i]`` (NumPy).
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape ``(..., T, d)``
+    positions : numpy.ndarray, shape ``(n_axes, ..., T)``
+        One row of positions per axis, broadcastable against x's leading dims.
+    pair_axis : integer array, shape ``(d/2,)``
+        Axis each pair follows (from ``mrope_pair_axes``, say).
+    inv_freq : array, shape ``(d/2,)``
+        Frequency of each pair.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, x's shape. Pair layout "half": pair i is ``(x[i], x[i + d/2])``.
+
+    Notes
+    -----
+    ``a' = a cos(phi_i) - b sin(phi_i)``, ``b' = b cos(phi_i) + a sin(phi_i)`` with
+    ``phi_i = p_(axis(i)) theta_i``. With one axis this is plain RoPE.
+    """
+    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    half = checked_even("x.shape[-1]", x.shape[-1]) // 2
+    pair_axis = checked_array("pair_axis", pair_axis, last_dim=half, floating=False)
+    inv_freq = checked_array("inv_freq", inv_freq, last_dim=half)
+    positions = checked_array("positions", positions, min_ndim=2, floating=False)
+    per_pair = np.moveaxis(positions[pair_axis], 0, -1)  # (..., T, d/2)
+    angle = per_pair.astype(np.float64) * inv_freq  # (..., T, d/2)
+    cos, sin = np.cos(angle), np.sin(angle)
+    x1, x2 = np.split(x, 2, axis=-1)  # pair i = (x[i], x[i + d/2])
+    return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+
+
+# --8<-- [end:rotate_by_axes]
+
+
+def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
+    """Torch twin of ``rotate_by_axes``: float32/float64 work, x.dtype out."""
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
+    index = torch.from_numpy(pair_axis).to(x.device)
+    per_pair = positions.to(x.device, work)[index].movedim(0, -1)  # (..., T, d/2)
+    angle = per_pair * theta
+    cos, sin = angle.cos(), angle.sin()
+    x1, x2 = x.to(work).chunk(2, dim=-1)  # pair i = (x[i], x[i + d/2])
+    out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+    return out.to(x.dtype)
+
+
+# --8<-- [start:apply_mrope]
+def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=False):
+    """Qwen2-VL's multimodal RoPE (NumPy, float64).
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape ``(..., T, d)``
+        Queries or keys, e.g. ``(B, H, T, d)``.
+    positions_thw : integer array, shape ``(3, ..., T)``
+        Temporal, height and width position of every token; for (B, H, T, d)
+        pass ``(3, B, 1, T)``. Text tokens have all three equal.
+    mrope_section : sequence of int
+        Pairs per section, adding up to d/2 (Qwen2-VL: ``(16, 24, 24)``).
+    base : float
+        RoPE base (``rope_theta``).
+    interleaved : bool
+        Qwen3-VL's cyclic assignment instead of consecutive sections
+        (``mrope_pair_axes``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, x's shape.
+
+    Notes
+    -----
+    Pair layout "half": pair i is ``(x[i], x[i + d/2])``, turned by
+    ``p_axis(i) base^(-2i/d)``, where axis(i) is the section of pair i
+    (``mrope_pair_axes``). With ``t = h = w`` it is 1-D RoPE.
+    """
+    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    d = checked_even("x.shape[-1]", x.shape[-1])
+    pair_axis = _sections_for(d, mrope_section, interleaved)
+    positions = _checked_positions("positions_thw", positions_thw, x.shape, 3)
+    theta = rope.inv_freq(d, checked_real("base", base, gt=1))  # (d/2,)
+    return rotate_by_axes(x, positions, pair_axis, theta)
+
+
+# --8<-- [end:apply_mrope]
+
+
+def apply_mrope_torch(
+    x, positions_thw, *, mrope_section, base=10000.0, interleaved=False
+):
+    """Torch twin of ``apply_mrope`` (same arguments; tensors in).
+
+    Notes
+    -----
+    Same formula and pair layout ("half"). Angles, cos and sin are float32
+    (float64 for float64 x); the result has x's dtype.
+    """
+    x = checked_tensor("x", x, min_ndim=2)
+    d = checked_even("x.shape[-1]", x.shape[-1])
+    pair_axis = _sections_for(d, mrope_section, interleaved)
+    positions = checked_tensor(
+        "positions_thw", positions_thw, min_ndim=2, floating=False
+    )
+    _check_positions_shape("positions_thw", positions.shape, x.shape, 3)
+    theta = rope.inv_freq(d, checked_real("base", base, gt=1))
+    return _rotate_by_axes_torch(x, positions, pair_axis, theta)
+
+
+def _axial_frequencies(d: int, base: float):
+    """Pair axes (rows first, then columns) and frequencies for width d."""
+    d = checked_even("x.shape[-1]", d)
+    quarter = checked_even("x.shape[-1] / 2", d // 2) // 2  # d divisible by 4
+    theta = rope.inv_freq(2 * quarter, checked_real("base", base, gt=1))  # (d/4,)
+    return np.repeat([0, 1], quarter), np.tile(theta, 2)  # (d/2,) each
+
+
+# --8<-- [start:axial_rope_2d]
+def axial_rope_2d(x, positions_hw, *, base=10000.0):
+    """2-D axial RoPE for image patches, as in Qwen2-VL's vision tower (NumPy).
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape ``(..., T, d)``
+        Patch queries or keys; d divisible by 4.
+    positions_hw : integer array, shape ``(2, ..., T)``
+        Row and column of every patch (``grid_positions``).
+    base : float
+        RoPE base.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, x's shape.
+
+    Notes
+    -----
+    Pair layout "half": pair i is ``(x[i], x[i + d/2])``. Pairs
+    ``i < d/4`` turn by ``row * base^(-4i/d)``, pairs ``i >= d/4`` by
+    ``column * base^(-4(i - d/4)/d)``: each axis gets a d/2-wide RoPE.
+    """
+    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    pair_axis, theta = _axial_frequencies(x.shape[-1], base)
+    positions = _checked_positions("positions_hw", positions_hw, x.shape, 2)
+    return rotate_by_axes(x, positions, pair_axis, theta)
+
+
+# --8<-- [end:axial_rope_2d]
+
+
+def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
+    """Torch twin of ``axial_rope_2d`` (same arguments; tensors in).
+
+    Notes
+    -----
+    Same formula and pair layout ("half"); float32 work (float64 for float64 x).
+    """
+    x = checked_tensor("x", x, min_ndim=2)
+    pair_axis, theta = _axial_frequencies(x.shape[-1], base)
+    positions = checked_tensor("positions_hw", positions_hw, min_ndim=2, floating=False)
+    _check_positions_shape("positions_hw", positions.shape, x.shape, 2)
+    return _rotate_by_axes_torch(x, positions, pair_axis, theta)
+
+
+# --8<-- [start:grid_positions]
+def grid_positions(height: int, width: int) -> np.ndarray:
+    """Row and column of each patch of a height x width grid, row-major.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integers, shape ``(2, height * width)``: ``[rows, columns]``.
+
+    Notes
+    -----
+    Patch ``k = r * width + c`` has row r and column c.
+    """
+    height, width = checked_int("height", height), checked_int("width", width)
+    rows, cols = np.divmod(np.arange(height * width), width)
+    return np.stack([rows, cols])  # (2, h*w)
+
+
+# --8<-- [end:grid_positions]
+
+
+# --8<-- [start:text_image_positions]
+def text_image_positions(n_before: int, height: int, width: int, n_after: int):
+    """M-RoPE positions of text, one image (height x width merged patches), text.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integers, shape ``(3, n_before + height*width + n_after)``: rows t, h, w.
+
+    Notes
+    -----
+    As Hugging Face's ``get_rope_index`` for Qwen2-VL: text token k gets
+    ``t = h = w = k``; with ``s = n_before``, patch (r, c) gets ``t = s``,
+    ``h = s + r``, ``w = s + c``; the text after the image resumes at
+    ``s + max(height, width)``, not at ``s + height*width``.
+    """
+    n_before = checked_int("n_before", n_before, minimum=0)
+    n_after = checked_int("n_after", n_after, minimum=0)
+    rows, cols = grid_positions(height, width)  # (h*w,) each
+    text = np.arange(n_before)  # (n_before,)
+    image = n_before + np.stack([np.zeros_like(rows), rows, cols])  # (3, h*w)
+    after = n_before + max(height, width) + np.arange(n_after)  # (n_after,)
+    return np.concatenate([np.stack([text] * 3), image, np.stack([after] * 3)], 1)
+
+
+# --8<-- [end:text_image_positions]
