@@ -66,7 +66,6 @@ def _checked_sizes(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
     return n_heads, q_len, k_len, causal
 
 
-# --8<-- [start:alibi_bias]
 def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
     """ALiBi bias to add to the scaled attention logits (NumPy, float64).
 
@@ -105,10 +104,6 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
     return np.multiply(neg_slopes, distance, out=bias)  # (H, q, k), one pass
 
 
-# --8<-- [end:alibi_bias]
-
-
-# --8<-- [start:alibi_bias_torch]
 def alibi_bias_torch(
     n_heads: int,
     q_len: int,
@@ -142,6 +137,3 @@ def alibi_bias_torch(
         distance.abs_()
     neg_slopes = -torch.as_tensor(alibi_slopes(n_heads), **kwargs)  # (H,)
     return (neg_slopes[:, None, None] * distance).to(dtype)  # (H, q, k)
-
-
-# --8<-- [end:alibi_bias_torch]

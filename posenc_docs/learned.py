@@ -27,7 +27,6 @@ def parameter_count(max_len: int, d: int) -> int:
 # --8<-- [end:parameter_count]
 
 
-# --8<-- [start:LearnedPositionalEmbedding]
 class LearnedPositionalEmbedding(nn.Module):
     """Trainable table of ``max_len`` position vectors, added to the input.
 
@@ -97,6 +96,3 @@ class LearnedPositionalEmbedding(nn.Module):
             )
         if low < 0:
             raise IndexError(f"positions must be >= 0, got {low}")
-
-
-# --8<-- [end:LearnedPositionalEmbedding]

@@ -27,7 +27,6 @@ from posenc_docs._checks import (
 from posenc_docs.rope import inv_freq as rope_inv_freq
 
 
-# --8<-- [start:ntk_base]
 def ntk_base(d: int, base: float, factor: float) -> float:
     """NTK-aware base: the base that slows the lowest pair by exactly ``factor``.
 
@@ -55,20 +54,12 @@ def ntk_base(d: int, base: float, factor: float) -> float:
     return base * checked_real("factor", factor, ge=1) ** (d / (d - 2))
 
 
-# --8<-- [end:ntk_base]
-
-
-# --8<-- [start:wavelengths]
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
     """Wavelength of each pair in tokens, ``lambda_i = 2*pi / theta_i`` (float64)."""
     inv_freq = checked_array("inv_freq", inv_freq, floating=False)  # (d/2,)
     return 2 * np.pi / inv_freq.astype(np.float64)
 
 
-# --8<-- [end:wavelengths]
-
-
-# --8<-- [start:scale_per_pair]
 def scale_per_pair(
     scaled_inv_freq: np.ndarray, base_inv_freq: np.ndarray
 ) -> np.ndarray:
@@ -83,10 +74,6 @@ def scale_per_pair(
     return unscaled.astype(np.float64) / scaled
 
 
-# --8<-- [end:scale_per_pair]
-
-
-# --8<-- [start:linear]
 def linear(d: int, base: float = 10000.0, *, factor: float):
     """Position interpolation (PI): every frequency divided by ``factor``.
 
@@ -112,10 +99,6 @@ def linear(d: int, base: float = 10000.0, *, factor: float):
     return rope_inv_freq(d, base) / checked_real("factor", factor, ge=1), 1.0
 
 
-# --8<-- [end:linear]
-
-
-# --8<-- [start:ntk]
 def ntk(d: int, base: float = 10000.0, *, factor: float):
     """Static NTK-aware scaling: a larger base instead of smaller frequencies.
 
@@ -142,10 +125,6 @@ def ntk(d: int, base: float = 10000.0, *, factor: float):
     return rope_inv_freq(d, ntk_base(d, base, factor)), 1.0
 
 
-# --8<-- [end:ntk]
-
-
-# --8<-- [start:dynamic_ntk_base]
 def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
     """The base b' that dynamic NTK uses at sequence length ``seq_len``.
 
@@ -162,10 +141,6 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
     return ntk_base(d, base, 1 + factor * (length - Lmax) / Lmax)
 
 
-# --8<-- [end:dynamic_ntk_base]
-
-
-# --8<-- [start:dynamic_ntk]
 def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
     """Dynamic NTK: NTK base grown with the running length (HF ``"dynamic"``).
 
@@ -203,10 +178,6 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
     return rope_inv_freq(d, new_base), 1.0
 
 
-# --8<-- [end:dynamic_ntk]
-
-
-# --8<-- [start:yarn_correction_dim]
 def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings):
     """Pair index (real-valued) that turns ``num_rotations`` times within L0.
 
@@ -222,10 +193,6 @@ def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings
     return d * math.log(L0 / (2 * math.pi * num_rotations)) / (2 * math.log(base))
 
 
-# --8<-- [end:yarn_correction_dim]
-
-
-# --8<-- [start:yarn_ramp_bounds]
 def yarn_ramp_bounds(
     d,
     base=10000.0,
@@ -271,10 +238,6 @@ def yarn_ramp_bounds(
     return low, high
 
 
-# --8<-- [end:yarn_ramp_bounds]
-
-
-# --8<-- [start:yarn_mscale]
 def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
     """YaRN magnitude g(s, mu) = 0.1*mu*ln(s) + 1 for s > 1, else 1 (sqrt(1/t)).
 
@@ -283,9 +246,6 @@ def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
     scale = checked_real("scale", scale, gt=0)
     mscale = checked_real("mscale", mscale, ge=0)
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
-
-
-# --8<-- [end:yarn_mscale]
 
 
 def _yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
@@ -307,7 +267,6 @@ def _yarn_attention_factor(factor, mscale, mscale_all_dim, attention_factor):
     return yarn_mscale(factor)
 
 
-# --8<-- [start:yarn]
 def yarn(
     d,
     base=10000.0,
@@ -368,9 +327,6 @@ def yarn(
     )
 
 
-# --8<-- [end:yarn]
-
-
 def _pair_factors(values, name: str, d: int) -> np.ndarray:
     """A config's per-pair list as float64, shape (d/2,), every entry finite > 0."""
     array = checked_array(name, values, floating=False).astype(np.float64)
@@ -381,7 +337,6 @@ def _pair_factors(values, name: str, d: int) -> np.ndarray:
     return array
 
 
-# --8<-- [start:longrope]
 def longrope(
     d,
     base=10000.0,
@@ -439,9 +394,6 @@ def longrope(
     return rope_inv_freq(d, base) / (long if is_long else short), attention_factor
 
 
-# --8<-- [end:longrope]
-
-
 def _longrope_scale(factor, max_position_embeddings, L0) -> float:
     if factor is not None:
         return checked_real("factor", factor, ge=1)
@@ -456,7 +408,6 @@ def _longrope_scale(factor, max_position_embeddings, L0) -> float:
     return length / L0
 
 
-# --8<-- [start:llama3]
 def llama3(
     d,
     base=10000.0,
@@ -513,20 +464,12 @@ def llama3(
     return np.where(is_fast, theta, np.where(is_slow, theta / factor, blended)), 1.0
 
 
-# --8<-- [end:llama3]
-
-
-# --8<-- [start:default]
 def default(d: int, base: float = 10000.0):
     """Plain RoPE, no scaling (HF ``"default"``): theta_i = b**(-2i/d), factor 1."""
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     return rope_inv_freq(d, base), 1.0
 
 
-# --8<-- [end:default]
-
-
-# --8<-- [start:ROPE_TYPES]
 ROPE_TYPES = {  # rope_type -> method, like transformers' ROPE_INIT_FUNCTIONS
     "default": default,
     "linear": linear,
@@ -539,10 +482,6 @@ ROPE_TYPES = {  # rope_type -> method, like transformers' ROPE_INIT_FUNCTIONS
 _FROM_CALLER = ("max_position_embeddings", "seq_len")  # from the model, not the dict
 
 
-# --8<-- [end:ROPE_TYPES]
-
-
-# --8<-- [start:from_rope_scaling]
 def from_rope_scaling(
     d, base, rope_scaling, *, max_position_embeddings=None, seq_len=None
 ):
@@ -600,9 +539,6 @@ def from_rope_scaling(
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
     _check_rope_scaling_keys(kind, params, extra, keyword)
     return method(d, base, **params, **extra)
-
-
-# --8<-- [end:from_rope_scaling]
 
 
 def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:

@@ -87,7 +87,6 @@ def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
     return 2 * np.pi * base ** (np.arange(0, d, 2) / d)
 
 
-# --8<-- [start:offset_similarity]
 def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
     r"""Dot product ``PE(pos) . PE(pos + k)``; the same for every ``pos``.
 
@@ -104,9 +103,6 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
     k = checked_array("k", k, min_ndim=0, floating=False).astype(np.float64)
     omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
     return np.cos(np.multiply.outer(k, omega)).sum(-1)  # shape of k
-
-
-# --8<-- [end:offset_similarity]
 
 
 # --8<-- [start:shift_matrix]
@@ -136,7 +132,6 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
 # --8<-- [end:shift_matrix]
 
 
-# --8<-- [start:module]
 class SinusoidalPositionalEncoding(torch.nn.Module):
     """Adds the fixed sinusoidal table to token embeddings of shape ``(B, T, d)``.
 
@@ -173,6 +168,3 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
             self.pe = self._build(offset + T).to(self.pe.device)
         rows = self.pe[offset : offset + T].to(device=x.device, dtype=x.dtype)
         return x + rows  # (..., T, d)
-
-
-# --8<-- [end:module]
