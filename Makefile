@@ -69,3 +69,16 @@ test: lint unit browser
 
 clean:
 	rm -rf $(VENV) node_modules site .cache dist
+
+# Developer measurements, not tests: page weight and layout shift of every page, then
+# Lighthouse (mobile) on a sample of pages, against a fresh strict build.
+benchmarks: install $(CHROMIUM)
+	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
+	$(BIN)/python -m benchmarks.pages $(SITE_DIR)
+	rm -rf $(SITE_DIR)
+
+lighthouse: install $(CHROMIUM)
+	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m benchmarks.lighthouse $(SITE_DIR)
+	rm -rf $(SITE_DIR)
+

@@ -3,6 +3,8 @@ rendered, figures loaded in the scheme the reader uses, usable at 390 px.
 
 Each page is loaded once per colour scheme and every check runs on that load."""
 
+import statistics
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -116,3 +118,18 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
         source = tab.page.request.get(link.evaluate("a => a.href"))  # resolved URL
         assert source.ok and "# %%" in source.text(), page
         tab.page.context.close()
+
+
+def test_pages_stay_light_and_still(guarded, site_url, html_pages):
+    """Gzip bytes a cold reader downloads, and layout shift, at 390 px (issue 12)."""
+    from benchmarks.pages import measure_page
+
+    sizes = {}
+    for page in html_pages:
+        tab = guarded(width=390)
+        result = measure_page(tab.page, f"{site_url}/{page.parent.as_posix()}/")
+        tab.page.context.close()
+        assert result["cls"] <= 0.02, f"{page}: layout shift {result['cls']:.3f}"
+        assert result["gzip"] <= 300_000, f"{page}: {result['gzip']:,} gzip bytes"
+        sizes[page] = result["gzip"]
+    assert statistics.median(sizes.values()) <= 160_000, sizes

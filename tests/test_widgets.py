@@ -203,9 +203,9 @@ def test_learned_table_ends_at_max_len(guarded, site_url):
     assert "max_len = 200" in row_b.inner_text()
     table = learned.LearnedPositionalEmbedding(200, 32)
     x = np.zeros((1, 32), dtype=np.float32)
-    table(torch.from_numpy(x), positions=[100])  # a row exists
+    table(torch.from_numpy(x), positions=torch.tensor([100]))  # a row exists
     with pytest.raises(IndexError, match="no row for position 250"):
-        table(torch.from_numpy(x), positions=[250])
+        table(torch.from_numpy(x), positions=torch.tensor([250]))
     count = page.locator('[data-readout="parameters"]')
     assert float(count.get_attribute("data-value")) == learned.parameter_count(200, 32)
     assert tab.errors == []
@@ -374,7 +374,7 @@ def test_without_javascript_the_static_figures_show(browser, site_url, path):
         tab.page.goto(f"{site_url}/{path}", wait_until="networkidle")
         widget = tab.page.locator(".posenc-widget")
         assert widget.count() == 1
-        figures = widget.locator('img[src$="#only-light"]')
+        figures = widget.locator("picture.posenc-figure img")
         assert figures.count() >= 1
         for i in range(figures.count()):
             assert figures.nth(i).is_visible()

@@ -1,0 +1,65 @@
+"""Lighthouse mobile performance and accessibility of a built site, page by page.
+
+Run ``make lighthouse`` (or ``python -m benchmarks.lighthouse SITE_DIR [PAGE ...]``).
+The site is served on 127.0.0.1 and Lighthouse 12.2.3 (``npm ci``) drives the system
+Chromium with its default mobile settings (simulated slow 4G, 4x CPU slowdown).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+PAGES = [
+    "",
+    "part1/formula/",
+    "part1/picture/",
+    "part1/clocks/",
+    "part2/04-rope/",
+    "part2/07-context-extension/",
+    "part2/pitfalls/",
+    "part3/windows/",
+    "notebooks/four_methods/",
+    "lab/",
+    "api/rope/",
+]
+
+
+def scores(url: str, chromium: str) -> dict:
+    """Performance and accessibility (0-100) of ``url``, and its measured CLS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        subprocess.run(
+            [str(LIGHTHOUSE), url, "--quiet", "--output=json",
+             f"--output-path={report}", "--only-categories=performance,accessibility",
+             "--chrome-flags=--headless=new --no-sandbox --disable-gpu"],
+            check=True, env={**os.environ, "CHROME_PATH": chromium},
+        )  # fmt: skip
+        data = json.loads(report.read_text())
+    categories = data["categories"]
+    return {
+        "performance": round(categories["performance"]["score"] * 100),
+        "accessibility": round(categories["accessibility"]["score"] * 100),
+        "cls": data["audits"]["cumulative-layout-shift"]["numericValue"],
+    }
+
+
+def main(site_dir: str, pages: list[str]) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import serve  # the loopback server the tests use
+
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    with serve(Path(site_dir)) as base:
+        for page in pages or PAGES:
+            s = scores(f"{base}/{page}", chromium)
+            line = f"performance {s['performance']:3d}   "
+            line += f"accessibility {s['accessibility']:3d}   CLS {s['cls']:.3f}"
+            print(f"{page or 'home':32s} {line}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
