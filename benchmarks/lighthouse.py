@@ -1,15 +1,22 @@
 """Lighthouse mobile performance and accessibility of a built site, page by page.
 
 Run ``make lighthouse`` (or ``python -m benchmarks.lighthouse SITE_DIR [PAGE ...]``).
-The site is served on 127.0.0.1 and Lighthouse 12.2.3 (``npm ci``) drives the system
-Chromium with its default mobile settings (simulated slow 4G, 4x CPU slowdown).
+The site is served on 127.0.0.1 with gzip, as a static host would send it, and
+Lighthouse 12.2.3 (``npm ci``) drives the system Chromium with its default mobile
+settings (simulated slow 4G, 4x CPU slowdown).
 """
 
+import gzip
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +34,43 @@ PAGES = [
     "lab/",
     "api/rope/",
 ]
+
+
+COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".xml", ".py", ".txt")
+
+
+class GzipHandler(SimpleHTTPRequestHandler):
+    """Static files, text types gzip-compressed when the client accepts it."""
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        wants = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (wants and path.suffix in COMPRESSED and path.is_file()):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), 6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def serve_gzip(directory: Path):
+    """Serve ``directory`` on 127.0.0.1 with gzip while the block runs."""
+    handler = partial(GzipHandler, directory=str(directory))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
 
 
 def scores(url: str, chromium: str) -> dict:
@@ -49,11 +93,8 @@ def scores(url: str, chromium: str) -> dict:
 
 
 def main(site_dir: str, pages: list[str]) -> None:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from conftest import serve  # the loopback server the tests use
-
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    with serve(Path(site_dir)) as base:
+    with serve_gzip(Path(site_dir)) as base:
         for page in pages or PAGES:
             s = scores(f"{base}/{page}", chromium)
             line = f"performance {s['performance']:3d}   "
