@@ -13,13 +13,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-from contextlib import contextmanager
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import QuietHandler, serve  # noqa: E402  (the tests' loopback server)
+
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 PAGES = [
     "",
@@ -39,7 +38,7 @@ PAGES = [
 COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".xml", ".py", ".txt")
 
 
-class GzipHandler(SimpleHTTPRequestHandler):
+class GzipHandler(QuietHandler):
     """Static files, text types gzip-compressed when the client accepts it."""
 
     def send_head(self):
@@ -56,21 +55,6 @@ class GzipHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         return io.BytesIO(body)
-
-    def log_message(self, *args):
-        pass
-
-
-@contextmanager
-def serve_gzip(directory: Path):
-    """Serve ``directory`` on 127.0.0.1 with gzip while the block runs."""
-    handler = partial(GzipHandler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
 
 
 def scores(url: str, chromium: str) -> dict:
@@ -94,7 +78,7 @@ def scores(url: str, chromium: str) -> dict:
 
 def main(site_dir: str, pages: list[str]) -> None:
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    with serve_gzip(Path(site_dir)) as base:
+    with serve(Path(site_dir), GzipHandler) as base:
         for page in pages or PAGES:
             s = scores(f"{base}/{page}", chromium)
             line = f"performance {s['performance']:3d}   "

@@ -51,10 +51,10 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(directory: Path):
+def serve(directory: Path, handler=QuietHandler):
     """Serve ``directory`` on 127.0.0.1 (a free port) while the block runs."""
     server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), partial(QuietHandler, directory=str(directory))
+        ("127.0.0.1", 0), partial(handler, directory=str(directory))
     )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
