@@ -11,8 +11,17 @@ import pkgutil
 
 from posenc_docs.figures.spec import THEMES, FigureSpec, figure_path, to_svg
 
-__all__ = ["BY_SLUG", "FIGURES", "THEMES", "FigureSpec", "figure_path", "render"]
-__all__ += ["WIDGETS", "to_svg", "widget_attributes"]
+__all__ = [
+    "BY_SLUG",
+    "FIGURES",
+    "THEMES",
+    "WIDGETS",
+    "FigureSpec",
+    "figure_path",
+    "render",
+    "to_svg",
+    "widget_attributes",
+]
 
 
 def _modules():
