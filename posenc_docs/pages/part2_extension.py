@@ -13,16 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from posenc_docs import learned, rope, scaling
+from posenc_docs._checks import checked_real
 from posenc_docs.pages.models import MODELS, ModelConfig
-
-
-def _positive(name: str, value) -> None:
-    """Raise unless ``value`` is a finite number > 0 (the error names ``name``)."""
-    if not (isinstance(value, int | float | np.number) and math.isfinite(value)):
-        raise TypeError(f"{name} must be a finite number, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-
 
 # --8<-- [end:setup]
 
@@ -55,7 +47,7 @@ def turn_census(d: int, base: float, length: float) -> TurnCensus:
     $[0, L\theta_i) \subset [0, 2\pi)$, so positions past $L$ give it angles it
     never saw. Wavelengths grow with i, so the first kind is a prefix.
     """
-    _positive("length", length)
+    checked_real("length", length, gt=0)
     wavelength = scaling.wavelengths(rope.inv_freq(d, base))  # (d/2,), increasing
     full = int(np.count_nonzero(wavelength < length))
     if full == len(wavelength):
@@ -167,7 +159,7 @@ def pi_bound_constant(base: float = 10000.0) -> float:
     PI (Chen et al. 2023, eq. 7): $|a(s) - a_{lin}(s)| \le
     d \max_j |h_j| / (32 \ln b)$ between neighbouring integer offsets.
     """
-    _positive("base", base)
+    checked_real("base", base, gt=1)
     return 32 * math.log(base)
 
 
@@ -207,7 +199,7 @@ def position_parameters(model: ModelConfig) -> int:
 
 def position_ops_per_token(model: ModelConfig, seq_len: int) -> int:
     """Arithmetic a scheme adds per token: once (additive) or per layer (others)."""
-    _positive("seq_len", seq_len)
+    checked_real("seq_len", seq_len, gt=0)
     if model.scheme in ("sinusoidal", "learned"):
         return model.hidden_size  # one add per feature at the input
     if model.scheme == "rope":  # 2 mul + 1 add per rotated q and k feature
@@ -218,7 +210,7 @@ def position_ops_per_token(model: ModelConfig, seq_len: int) -> int:
 
 def score_ops_per_token(model: ModelConfig, seq_len: int) -> int:
     """FLOPs of one layer's $QK^T$ row per token: 2 H L d_head (H L d_head MACs)."""
-    _positive("seq_len", seq_len)
+    checked_real("seq_len", seq_len, gt=0)
     return 2 * model.num_heads * seq_len * model.head_dim
 
 
@@ -228,8 +220,8 @@ def score_ops_per_token(model: ModelConfig, seq_len: int) -> int:
 # --8<-- [start:tokens_for_words]
 def tokens_for_words(words: float, words_per_token: float = 0.75) -> float:
     """Tokens a text of ``words`` words needs at ``words_per_token``."""
-    _positive("words", words)
-    _positive("words_per_token", words_per_token)
+    checked_real("words", words, gt=0)
+    checked_real("words_per_token", words_per_token, gt=0)
     return words / words_per_token
 
 
@@ -370,14 +362,14 @@ def weight_discount(bias: float) -> float:
     Softmax weights are $\propto e^{s_j}$, so adding $-B$ to one key's score
     divides its unnormalised weight by $e^{B}$.
     """
-    _positive("bias", bias)
+    checked_real("bias", bias, gt=0)
     return math.exp(bias)
 
 
 def distance_for_bias(slope: float, bias: float) -> float:
     """How many tokens back a head with ``slope`` subtracts ``bias``: bias/slope."""
-    _positive("slope", slope)
-    _positive("bias", bias)
+    checked_real("slope", slope, gt=0)
+    checked_real("bias", bias, gt=0)
     return bias / slope
 
 
@@ -386,7 +378,7 @@ def weight_on_original(scaled, original, factor: float) -> np.ndarray:
 
     1 keeps the pair, 0 divides it by s; recovered from the two frequency lists.
     """
-    _positive("factor", factor)
+    checked_real("factor", factor, gt=0)
     ratio = np.asarray(scaled, np.float64) / np.asarray(original, np.float64)
     return (ratio - 1 / factor) / (1 - 1 / factor)
 
