@@ -1,19 +1,19 @@
 """Reference implementations of transformer positional encodings.
 
 The library is the top level of this package, one module per idea:
-``sinusoidal``, ``learned``, ``rope``, ``alibi``, ``scaling`` (RoPE context
-extension) and ``attention`` (the attention the demonstrations use). Each has a
-float64 NumPy reference and a PyTorch twin tested equal to it. ``pages``,
-``figures``, ``examples`` and ``lab`` support the site and are not the library.
+`sinusoidal`, `learned`, `rope`, `alibi`, `scaling` (RoPE context
+extension) and `attention` (the attention the demonstrations use). Each has a
+float64 NumPy reference and a PyTorch twin tested equal to it. `pages`,
+`figures`, `examples` and `lab` support the site and are not the library.
 
 Validation policy
 -----------------
 Scalar and configuration arguments (widths, bases, factors, offsets, head counts,
-lengths, ``mscale``, ``attention_factor``, dtypes, permutations, layouts) are
-checked for type, range and finiteness, and rejected with ``TypeError`` (wrong
-kind) or ``ValueError`` (wrong value) whose message names the argument and the
+lengths, `mscale`, `attention_factor`, dtypes, permutations, layouts) are
+checked for type, range and finiteness, and rejected with `TypeError` (wrong
+kind) or `ValueError` (wrong value) whose message names the argument and the
 value it got. Python numbers, NumPy scalars and 0-d tensors are accepted alike
-where a number is expected; ``bool`` and strings are not numbers. Tensor and array
+where a number is expected; `bool` and strings are not numbers. Tensor and array
 data are checked for shape, dtype and device, but their values are not scanned: a
 NaN in a position tensor propagates to the output, as it would in torch.
 """

@@ -1,9 +1,9 @@
-"""The package's one set of argument checks (the policy is in ``posenc_docs``).
+"""The package's one set of argument checks (the policy is in `posenc_docs`).
 
 Each check takes the argument's name and value, returns the value in its canonical
-type, or raises ``TypeError`` (wrong kind) / ``ValueError`` (wrong range or shape)
+type, or raises `TypeError` (wrong kind) / `ValueError` (wrong range or shape)
 with a message that names the argument and repeats the value it got. Numbers may be
-Python numbers, NumPy scalars or 0-d tensors; ``bool`` and strings never count as
+Python numbers, NumPy scalars or 0-d tensors; `bool` and strings never count as
 numbers. Tensor and array *values* are never scanned: only shape, dtype, device.
 """
 
@@ -23,7 +23,7 @@ def _scalar(value):
 
 
 def checked_int(name: str, value, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum``; floats (even 4.0) are rejected."""
+    """`value` as an int >= `minimum`; floats (even 4.0) are rejected."""
     kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     value = _scalar(value)
     if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):
@@ -38,7 +38,7 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
 
 
 def checked_even(name: str, value, minimum: int = 2) -> int:
-    """``value`` as an even int >= ``minimum`` (a rotary or model width)."""
+    """`value` as an even int >= `minimum` (a rotary or model width)."""
     as_int = checked_int(name, value, minimum)
     if as_int % 2:
         raise ValueError(f"{name} must be an even integer >= {minimum}, got {value!r}")
@@ -46,7 +46,7 @@ def checked_even(name: str, value, minimum: int = 2) -> int:
 
 
 def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
-    """``value`` as a finite float with ``value > gt``, ``>= ge`` and ``<= le``."""
+    """`value` as a finite float with `value > gt`, `>= ge` and `<= le`."""
     value = _scalar(value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
@@ -63,28 +63,28 @@ def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
 
 
 def checked_bool(name: str, value) -> bool:
-    """``value`` if it is a bool (Python or NumPy); 0, 1 and strings are rejected."""
+    """`value` if it is a bool (Python or NumPy); 0, 1 and strings are rejected."""
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def checked_choice(name: str, value, choices):
-    """``value`` if it is one of ``choices`` (compared by equality, strings only)."""
+    """`value` if it is one of `choices` (compared by equality, strings only)."""
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
     return value
 
 
 def checked_float_dtype(name: str, dtype) -> torch.dtype:
-    """A torch floating-point dtype (``torch.float32``, ``torch.bfloat16``, ...)."""
+    """A torch floating-point dtype (`torch.float32`, `torch.bfloat16`, ...)."""
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"{name} must be a floating-point torch.dtype, got {dtype!r}")
     return dtype
 
 
 def checked_device(name: str, device):
-    """``device`` as a ``torch.device``, or None (torch's default device)."""
+    """`device` as a `torch.device`, or None (torch's default device)."""
     if device is None:
         return None
     if not isinstance(device, str | torch.device) or isinstance(device, bool):
@@ -96,17 +96,17 @@ def checked_device(name: str, device):
 
 
 def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """``x`` if it is a torch tensor of at least ``min_ndim`` dims (shape, dtype)."""
+    """`x` if it is a torch tensor of at least `min_ndim` dims (shape, dtype)."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     return _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
 
 
 def checked_array(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """``x`` as a NumPy array of at least ``min_ndim`` dims; tensors are rejected.
+    """`x` as a NumPy array of at least `min_ndim` dims; tensors are rejected.
 
     A 0-d tensor counts as a number. Booleans, strings and ragged lists are not
-    numbers (``TypeError``).
+    numbers (`TypeError`).
     """
     x = _scalar(x)
     if isinstance(x, torch.Tensor):
@@ -138,7 +138,7 @@ def _checked_shape(name, x, min_ndim, last_dim, floating, is_float):
 
 
 def checked_permutation(name: str, perm, n: int) -> np.ndarray:
-    """``perm`` as an int array holding each of 0..n-1 exactly once."""
+    """`perm` as an int array holding each of 0..n-1 exactly once."""
     values = np.asarray(perm.detach().cpu() if isinstance(perm, torch.Tensor) else perm)
     if values.dtype.kind not in "iu" or values.ndim != 1:
         raise TypeError(f"{name} must be a 1-D integer permutation, got {perm!r}")
@@ -148,14 +148,14 @@ def checked_permutation(name: str, perm, n: int) -> np.ndarray:
 
 
 def checked_same_device(name: str, x: torch.Tensor, device) -> torch.Tensor:
-    """``x`` if it lives on ``device`` (the device of the tensor it goes with)."""
+    """`x` if it lives on `device` (the device of the tensor it goes with)."""
     if x.device != device:
         raise ValueError(f"{name} must be on device {device}, got {x.device}")
     return x
 
 
 def checked_integer_dtype(name: str, x):
-    """``x`` (array or tensor) if its dtype is a signed or unsigned integer."""
+    """`x` (array or tensor) if its dtype is a signed or unsigned integer."""
     if isinstance(x, torch.Tensor):
         ok = not x.is_floating_point() and not x.is_complex() and x.dtype != torch.bool
     else:

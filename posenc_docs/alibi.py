@@ -1,10 +1,10 @@
-"""Attention with Linear Biases (ALiBi; Press, Smith & Lewis, 2022).
+r"""Attention with Linear Biases (ALiBi; Press, Smith & Lewis, 2022).
 
 ALiBi adds no vector to the tokens. Each head h adds a fixed penalty
-``-m_h * distance`` to its attention logits, after the ``1/sqrt(d)`` scaling.
-``alibi_slopes`` gives the per-head slopes m_h exactly as the paper's
-reference code computes them; ``alibi_bias`` (NumPy, float64) and
-``alibi_bias_torch`` build the ``(n_heads, q_len, k_len)`` bias tensor.
+$-m_h \cdot \text{distance}$ to its attention logits, after the $1/\sqrt{d}$ scaling.
+`alibi_slopes` gives the per-head slopes m_h exactly as the paper's
+reference code computes them; `alibi_bias` (NumPy, float64) and
+`alibi_bias_torch` build the `(n_heads, q_len, k_len)` bias tensor.
 """
 
 import math
@@ -22,7 +22,7 @@ from posenc_docs._checks import (
 
 # --8<-- [start:alibi_slopes]
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """Per-head ALiBi slopes, as in the paper's reference ``get_slopes``.
+    r"""Per-head ALiBi slopes, as in the paper's reference `get_slopes`.
 
     Parameters
     ----------
@@ -32,16 +32,16 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Float64 slopes, shape ``(n_heads,)``, largest first.
+        Float64 slopes, shape `(n_heads,)`, largest first.
 
     Notes
     -----
     For a power of two n the slopes are a geometric sequence,
-    ``m_k = 2^(-8k/n)`` for k = 1..n (n = 8 gives 1/2, 1/4, ..., 1/256).
-    Otherwise, with ``c = 2^floor(log2 n)``, take the c slopes for c heads, then
-    the first ``n - c`` of elements 0, 2, 4, ... of the slopes for 2c heads,
-    i.e. ``2^(-4(2j+1)/c)``: the odd powers of ``2^(-4/c)``, which fall between
-    the first ones. n = 1 gives ``2^-8``, the reference code's value.
+    $m_k = 2^{-8k/n}$ for $k = 1, \dots, n$ (n = 8 gives 1/2, 1/4, ..., 1/256).
+    Otherwise, with $c = 2^{\lfloor \log_2 n \rfloor}$, take the c slopes for c
+    heads, then the first $n - c$ of elements 0, 2, 4, ... of the slopes for 2c
+    heads, i.e. $2^{-4(2j+1)/c}$: the odd powers of $2^{-4/c}$, which fall between
+    the first ones. n = 1 gives $2^{-8}$, the reference code's value.
     """
     n_heads = checked_int("n_heads", n_heads)
     c = 2 ** math.floor(math.log2(n_heads))  # largest power of two <= n_heads
@@ -67,29 +67,31 @@ def _checked_sizes(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
 
 
 def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
-    """ALiBi bias to add to the scaled attention logits (NumPy, float64).
+    r"""ALiBi bias to add to the scaled attention logits (NumPy, float64).
 
     Parameters
     ----------
     n_heads : int
-        Number of heads; slopes from ``alibi_slopes``.
-    q_len, k_len : int
-        Number of queries and keys. Queries are the *last* ``q_len`` positions
-        of the keys, as when decoding with a KV cache.
-    causal : bool
-        True (the paper): ``-inf`` above the diagonal. False: the symmetric
-        ``-m|i - j|`` variant (MPT's ``full=True``), which is *not* the paper's.
+        Number of heads; slopes from `alibi_slopes`.
+    q_len : int
+        Number of queries; they are the *last* `q_len` positions of the keys,
+        as when decoding with a KV cache.
+    k_len : int
+        Number of keys.
+    causal : bool, default True
+        True (the paper): `-inf` above the diagonal. False: the symmetric
+        `-m|i - j|` variant (MPT's `full=True`), which is *not* the paper's.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_heads, q_len, k_len)``.
+        Shape `(n_heads, q_len, k_len)`.
 
     Notes
     -----
-    Query row r sits at absolute position ``i = k_len - q_len + r``; key j at j.
-    ``bias[h, r, j] = -m_h (i - j)`` if ``j <= i``, else ``-inf`` (causal).
-    Softmax ignores a constant added to a row, so ``+m_h j`` (fairseq) or
+    Query row r sits at absolute position $i = k_{len} - q_{len} + r$; key j at j.
+    $\mathrm{bias}_{h,r,j} = -m_h (i - j)$ if $j \le i$, else $-\infty$ (causal).
+    Softmax ignores a constant added to a row, so $+m_h j$ (fairseq) or
     BLOOM's key-index form give the same attention weights.
     """
     n_heads, q_len, k_len, causal = _checked_sizes(n_heads, q_len, k_len, causal)
@@ -113,16 +115,33 @@ def alibi_bias_torch(
     dtype: torch.dtype = torch.float32,
     device=None,
 ) -> torch.Tensor:
-    """Torch version of ``alibi_bias``: same arguments, plus dtype/device.
+    r"""Torch version of `alibi_bias`: same arguments, plus dtype/device.
 
-    ``dtype`` must be a floating-point torch dtype (an integer one cannot hold
-    ``-inf``); ``device`` is None, a string or a ``torch.device``.
+    Parameters
+    ----------
+    n_heads : int
+        Number of heads; slopes from `alibi_slopes`.
+    q_len : int
+        Number of queries (the last `q_len` positions of the keys).
+    k_len : int
+        Number of keys.
+    causal : bool, default True
+        As in `alibi_bias`.
+    dtype : torch.dtype, default torch.float32
+        A floating-point dtype (an integer one cannot hold `-inf`).
+    device : str or torch.device, optional
+        Where the tensor is made; None means torch's default device.
+
+    Returns
+    -------
+    torch.Tensor
+        Shape `(n_heads, q_len, k_len)`.
 
     Notes
     -----
-    Same formula, ``bias[h, r, j] = -m_h (k_len - q_len + r - j)``, ``-inf``
-    above the diagonal when causal. It is computed in at least float32 and cast
-    to ``dtype`` at the end, so bfloat16 distances above 256 stay exact.
+    Same formula, $\mathrm{bias}_{h,r,j} = -m_h (k_{len} - q_{len} + r - j)$,
+    $-\infty$ above the diagonal when causal. It is computed in at least float32
+    and cast to `dtype` at the end, so bfloat16 distances above 256 stay exact.
     """
     n_heads, q_len, k_len, causal = _checked_sizes(n_heads, q_len, k_len, causal)
     dtype = checked_float_dtype("dtype", dtype)

@@ -1,9 +1,9 @@
 """Minimal scaled dot-product attention, for the demonstrations on the site.
 
-``attention`` is the float64 NumPy reference and ``attention_torch`` its PyTorch
-twin. ``self_attention`` (and ``self_attention_torch``) projects one sequence to
-queries, keys and values and lets a positional scheme act: add a table to ``x``
-first, ``rotate`` q and k (RoPE), or pass a ``bias`` (ALiBi).
+`attention` is the float64 NumPy reference and `attention_torch` its PyTorch
+twin. `self_attention` (and `self_attention_torch`) projects one sequence to
+queries, keys and values and lets a positional scheme act: add a table to `x`
+first, `rotate` q and k (RoPE), or pass a `bias` (ALiBi).
 """
 
 import math
@@ -17,7 +17,7 @@ from posenc_docs import _checks
 def _future_keys(q_len: int, k_len: int) -> np.ndarray:
     """(q_len, k_len) bool, True where key j lies after query r.
 
-    Query r sits at position ``k_len - q_len + r`` (queries are the last keys).
+    Query r sits at position `k_len - q_len + r` (queries are the last keys).
     """
     query_pos = np.arange(k_len - q_len, k_len)[:, None]  # (q, 1)
     return np.arange(k_len)[None, :] > query_pos  # (q, k)
@@ -64,27 +64,32 @@ def _checked_arrays(q, k, v, bias, causal, return_weights):
 
 
 def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
-    """Scaled dot-product attention (NumPy, float64).
+    r"""Scaled dot-product attention (NumPy, float64).
 
     Parameters
     ----------
-    q, k, v : array_like
-        Shapes ``(..., Tq, d)``, ``(..., Tk, d)``, ``(..., Tk, dv)``.
+    q : array_like
+        Queries, shape `(..., Tq, d)`.
+    k : array_like
+        Keys, shape `(..., Tk, d)`.
+    v : array_like
+        Values, shape `(..., Tk, dv)`.
     bias : array_like, optional
-        Added to the scaled logits; broadcastable to ``(..., Tq, Tk)``.
-    causal : bool
-        Mask keys after each query; query r sits at position ``Tk - Tq + r``.
-    return_weights : bool
-        Also return the attention weights ``(..., Tq, Tk)``.
+        Added to the scaled logits; broadcastable to `(..., Tq, Tk)`.
+    causal : bool, default False
+        Mask keys after each query; query r sits at position `Tk - Tq + r`.
+    return_weights : bool, default False
+        Also return the attention weights `(..., Tq, Tk)`.
 
     Returns
     -------
     numpy.ndarray or tuple of numpy.ndarray
-        ``out`` of shape ``(..., Tq, dv)``, and the weights if asked for.
+        `out` of shape `(..., Tq, dv)`, and the weights if asked for.
 
     Notes
     -----
-    ``weights = softmax(q k^T / sqrt(d) + bias)`` over keys; ``out = weights v``.
+    $w = \mathrm{softmax}(q k^\top / \sqrt{d} + \mathrm{bias})$ over keys;
+    $\mathrm{out} = w\, v$.
     """
     q, k, v, bias = _checked_arrays(q, k, v, bias, causal, return_weights)
     scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
@@ -114,13 +119,10 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
 
 
 def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
-    """Scaled dot-product attention (torch twin of attention, same arguments).
+    r"""Torch twin of `attention` (same arguments): scaled dot-product attention.
 
-    Parameters
-    ----------
-    q, k, v : torch.Tensor
-        Shapes ``(..., Tq, d)``, ``(..., Tk, d)``, ``(..., Tk, dv)``, one dtype
-        and device; bias (optional) is a tensor on that device.
+    q, k and v are tensors of one dtype and device; `bias` (optional) is a
+    tensor on that device.
 
     Returns
     -------
@@ -129,7 +131,8 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
 
     Notes
     -----
-    ``weights = softmax(q k^T / sqrt(d) + bias)``, with ``-inf`` for masked keys.
+    $w = \mathrm{softmax}(q k^\top / \sqrt{d} + \mathrm{bias})$, with $-\infty$ for
+    masked keys.
     """
     _checked_tensors(q, k, v, bias, causal, return_weights)
     scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
@@ -156,14 +159,36 @@ def _check_projections(x, weights, rotate) -> None:
 
 # --8<-- [start:self_attention]
 def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
-    """One attention head over the sequence ``x`` of shape ``(..., T, d_model)``.
+    r"""One attention head over the sequence `x` of shape `(..., T, d_model)`.
+
+    Parameters
+    ----------
+    x : array_like
+        The sequence, shape `(..., T, d_model)`.
+    w_q : array_like
+        Query projection, shape `(d_model, d_head)`.
+    w_k : array_like
+        Key projection, shape `(d_model, d_head)`.
+    w_v : array_like
+        Value projection, shape `(d_model, d_v)`.
+    rotate : callable, optional
+        Applied to q and k (e.g. RoPE at positions 0..T-1).
+    bias : array_like, optional
+        Added to the scaled logits (e.g. ALiBi).
+    causal : bool, default False
+        Mask keys after each query.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape `(..., T, d_v)`.
 
     Notes
     -----
-    ``q, k, v = x W_q, x W_k, x W_v``; if given, ``rotate`` (e.g. RoPE at
+    $q, k, v = x W_q, x W_k, x W_v$; if given, `rotate` (e.g. RoPE at
     positions 0..T-1) is applied to q and k only; then attention.
-    Without any of ``rotate``/``bias``/``causal`` (and nothing added to ``x``)
-    the result is permutation equivariant: permuting the rows of ``x``
+    Without any of `rotate`/`bias`/`causal` (and nothing added to `x`)
+    the result is permutation equivariant: permuting the rows of `x`
     permutes the output rows the same way, so word order is invisible.
     """
     x = _checks.checked_array("x", x, min_ndim=2, floating=False)
@@ -180,12 +205,12 @@ def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
 
 
 def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
-    """One attention head over the tensor ``x`` (torch twin of self_attention).
+    r"""Torch twin of `self_attention` (same arguments, tensors in).
 
     Notes
     -----
-    ``q, k, v = x W_q, x W_k, x W_v`` with ``W`` of shape ``(d_model, d_head)``;
-    ``rotate`` (e.g. RoPE) acts on q and k only; then attention_torch.
+    $q, k, v = x W_q, x W_k, x W_v$ with each $W$ of shape `(d_model, d_head)`;
+    `rotate` (e.g. RoPE) acts on q and k only; then attention_torch.
     """
     x = _checks.checked_tensor("x", x, min_ndim=2)
     w = {"w_q": w_q, "w_k": w_k, "w_v": w_v}

@@ -1,8 +1,8 @@
 """Learned absolute position embeddings (BERT, GPT-2).
 
-The model keeps a trainable table with one row per position, ``max_len`` rows
-of width ``d``, and adds row p to the token vector at position p. The table
-is a hard ceiling: there is no row for position ``max_len`` or beyond, which
+The model keeps a trainable table with one row per position, `max_len` rows
+of width `d`, and adds row p to the token vector at position p. The table
+is a hard ceiling: there is no row for position `max_len` or beyond, which
 is why GPT-2 stops at 1,024 tokens and BERT at 512.
 """
 
@@ -14,12 +14,24 @@ from posenc_docs._checks import checked_int, checked_real, checked_tensor
 
 # --8<-- [start:parameter_count]
 def parameter_count(max_len: int, d: int) -> int:
-    """Number of trainable numbers in a learned position table.
+    r"""Number of trainable numbers in a learned position table.
+
+    Parameters
+    ----------
+    max_len : int
+        Number of positions (rows).
+    d : int
+        Model width (row length).
+
+    Returns
+    -------
+    int
+        $\text{max\_len} \cdot d$.
 
     Notes
     -----
-    One row of ``d`` numbers per position: ``max_len * d``. GPT-2 small has
-    1024 * 768 = 786,432; BERT-base has 512 * 768 = 393,216.
+    One row of d numbers per position. GPT-2 small has
+    $1024 \cdot 768 = 786{,}432$; BERT-base has $512 \cdot 768 = 393{,}216$.
     """
     return checked_int("max_len", max_len) * checked_int("d", d)
 
@@ -28,7 +40,7 @@ def parameter_count(max_len: int, d: int) -> int:
 
 
 class LearnedPositionalEmbedding(nn.Module):
-    """Trainable table of ``max_len`` position vectors, added to the input.
+    r"""Trainable table of `max_len` position vectors, added to the input.
 
     Parameters
     ----------
@@ -36,16 +48,17 @@ class LearnedPositionalEmbedding(nn.Module):
         Number of rows: positions 0..max_len-1 exist, nothing else.
     d : int
         Model width (row length).
-    init_std : float
-        Rows start as N(0, init_std^2), init_std finite and >= 0; 0.02 is the
-        ``initializer_range`` of Hugging Face's GPT-2 and BERT configs.
+    init_std : float, default 0.02
+        Rows start as $\mathcal{N}(0, \sigma^2)$ with $\sigma$ = `init_std`, finite
+        and >= 0; 0.02 is the
+        `initializer_range` of Hugging Face's GPT-2 and BERT configs.
 
     Notes
     -----
-    ``forward(x)`` returns ``x + E[p]`` where ``E`` is the table and ``p`` is
-    ``offset + t`` for the token at index t of ``x`` (a floating-point tensor of
-    shape ``(..., T, d)``), or the given ``positions`` (an integer tensor whose
-    shape broadcasts to ``x.shape[:-1]``). The output has the dtype of ``x``.
+    `forward(x)` returns $x + E_p$ where E is the table and p is
+    `offset + t` for the token at index t of `x` (a floating-point tensor of
+    shape `(..., T, d)`), or the given `positions` (an integer tensor whose
+    shape broadcasts to `x.shape[:-1]`). The output has the dtype of `x`.
     A position outside 0..max_len-1 is an IndexError naming the ceiling.
     """
 
@@ -58,7 +71,23 @@ class LearnedPositionalEmbedding(nn.Module):
         nn.init.normal_(self.table.weight, std=init_std)
 
     def forward(self, x: torch.Tensor, *, offset: int = 0, positions=None):
-        """Add the rows for ``offset..offset+T-1`` (or ``positions``) to x."""
+        """Add the rows for `offset..offset+T-1` (or `positions`) to x.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            Floating-point input, shape `(..., T, d)`.
+        offset : int, default 0
+            Position of the first token (>= 0); must be 0 with `positions`.
+        positions : torch.Tensor, optional
+            Integer positions broadcastable to `x.shape[:-1]`, instead of
+            `offset + arange(T)`.
+
+        Returns
+        -------
+        torch.Tensor
+            `x` plus the rows, in the dtype of `x`.
+        """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         start = checked_int("offset", offset, minimum=0)
         if positions is None:

@@ -1,21 +1,21 @@
-"""RoPE over more than one position axis: 2-D axial RoPE and Qwen2-VL's M-RoPE.
+r"""RoPE over more than one position axis: 2-D axial RoPE and Qwen2-VL's M-RoPE.
 
 A token of an image or a video has more than one coordinate: a row and a column,
 and for video a frame. Both schemes here keep RoPE's rotation and give each rotary
 pair one of the coordinates to turn by:
 
-- ``apply_mrope`` (Qwen2-VL's multimodal RoPE): the d/2 pairs are cut into
-  three consecutive sections, ``mrope_section = (s_t, s_h, s_w)``; pair i turns by
-  ``p_axis(i) * theta_i`` with the usual ``theta_i = base^(-2i/d)``.
-- ``axial_rope_2d`` (Qwen2-VL's vision tower): the first d/4 pairs turn by the
+- `apply_mrope` (Qwen2-VL's multimodal RoPE): the d/2 pairs are cut into
+  three consecutive sections, `mrope_section = (s_t, s_h, s_w)`; pair i turns by
+  $p_{\mathrm{axis}(i)}\, \theta_i$ with the usual $\theta_i = b^{-2i/d}$.
+- `axial_rope_2d` (Qwen2-VL's vision tower): the first d/4 pairs turn by the
   row, the last d/4 by the column, each half with the frequencies of a d/2-wide RoPE.
 
-Pair layout, both functions: ``"half"``, pair i is ``(x[i], x[i + d/2])``, as in
-Hugging Face (``rotate_half``). The section split is applied to the pair index i,
-i.e. to the d/2 angles, and the same angle is used for ``x[i]`` and ``x[i + d/2]``
+Pair layout, both functions: `"half"`, pair i is `(x[i], x[i + d/2])`, as in
+Hugging Face (`rotate_half`). The section split is applied to the pair index i,
+i.e. to the d/2 angles, and the same angle is used for `x[i]` and `x[i + d/2]`
 (HF splits cos/sin of width d/2 and then concatenates them twice).
 
-NumPy functions are the float64 reference; the ``_torch`` twins rotate in float32
+NumPy functions are the float64 reference; the `_torch` twins rotate in float32
 (float64 for float64 input) and return x's dtype.
 """
 
@@ -36,29 +36,29 @@ AXES = ("temporal", "height", "width")
 
 # --8<-- [start:mrope_pair_axes]
 def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
-    """Which position axis each rotary pair follows under M-RoPE.
+    r"""Which position axis each rotary pair follows under M-RoPE.
 
     Parameters
     ----------
     mrope_section : sequence of int
-        Pairs per axis, e.g. Qwen2-VL's ``(16, 24, 24)`` for head_dim 128.
-    interleaved : bool
+        Pairs per axis, e.g. Qwen2-VL's `(16, 24, 24)` for head_dim 128.
+    interleaved : bool, default False
         False (Qwen2-VL, Qwen2.5-VL): consecutive sections; section k follows
-        axis ``k % 3``. True (Qwen3-VL, ``mrope_interleaved``): pairs cycle
+        axis `k % 3`. True (Qwen3-VL, `mrope_interleaved`): pairs cycle
         t, h, w, ..., so every axis gets fast and slow pairs.
 
     Returns
     -------
     numpy.ndarray
         Axis of each pair (0 temporal, 1 height, 2 width), shape
-        ``(sum(mrope_section),)``.
+        `(sum(mrope_section),)`.
 
     Notes
     -----
-    Consecutive: pair i follows axis ``k mod 3`` when
-    ``s_0 + ... + s_(k-1) <= i < s_0 + ... + s_k``. Interleaved: pair i follows
-    height if ``i mod 3 = 1`` and ``i < 3 s_1``, width if ``i mod 3 = 2`` and
-    ``i < 3 s_2``, and time otherwise. The sections must add up to d/2.
+    Consecutive: pair i follows axis $k \bmod 3$ when
+    $s_0 + \dots + s_{k-1} \le i < s_0 + \dots + s_k$. Interleaved: pair i follows
+    height if $i \bmod 3 = 1$ and $i < 3 s_1$, width if $i \bmod 3 = 2$ and
+    $i < 3 s_2$, and time otherwise. The sections must add up to d/2.
     """
     if isinstance(mrope_section, str) or not hasattr(mrope_section, "__len__"):
         raise TypeError(f"mrope_section must be a list of ints, got {mrope_section!r}")
@@ -107,27 +107,29 @@ def _sections_for(d: int, mrope_section, interleaved) -> np.ndarray:
 
 # --8<-- [start:rotate_by_axes]
 def rotate_by_axes(x, positions, pair_axis, inv_freq):
-    """Rotate pair i of x by ``positions[pair_axis[i]] * inv_freq[i]`` (NumPy).
+    r"""Rotate pair i of x by `positions[pair_axis[i]] * inv_freq[i]` (NumPy).
 
     Parameters
     ----------
-    x : numpy.ndarray, shape ``(..., T, d)``
-    positions : numpy.ndarray, shape ``(n_axes, ..., T)``
+    x : numpy.ndarray, shape (..., T, d)
+        Queries or keys.
+    positions : numpy.ndarray, shape (n_axes, ..., T)
         One row of positions per axis, broadcastable against x's leading dims.
-    pair_axis : integer array, shape ``(d/2,)``
-        Axis each pair follows (from ``mrope_pair_axes``, say).
-    inv_freq : array, shape ``(d/2,)``
+    pair_axis : integer array, shape (d/2,)
+        Axis each pair follows (from `mrope_pair_axes`, say).
+    inv_freq : array, shape (d/2,)
         Frequency of each pair.
 
     Returns
     -------
     numpy.ndarray
-        Float64, x's shape. Pair layout "half": pair i is ``(x[i], x[i + d/2])``.
+        Float64, x's shape. Pair layout "half": pair i is `(x[i], x[i + d/2])`.
 
     Notes
     -----
-    ``a' = a cos(phi_i) - b sin(phi_i)``, ``b' = b cos(phi_i) + a sin(phi_i)`` with
-    ``phi_i = p_(axis(i)) theta_i``. With one axis this is plain RoPE.
+    $a' = a \cos\varphi_i - b \sin\varphi_i$,
+    $b' = b \cos\varphi_i + a \sin\varphi_i$ with
+    $\varphi_i = p_{\mathrm{axis}(i)}\, \theta_i$. With one axis this is plain RoPE.
     """
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     half = checked_even("x.shape[-1]", x.shape[-1]) // 2
@@ -145,7 +147,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
-    """Torch twin of ``rotate_by_axes``: float32/float64 work, x.dtype out."""
+    """Torch twin of `rotate_by_axes`: float32/float64 work, x.dtype out."""
     work = torch.float64 if x.dtype == torch.float64 else torch.float32
     theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
     index = torch.from_numpy(pair_axis).to(x.device)
@@ -159,22 +161,22 @@ def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
 
 # --8<-- [start:apply_mrope]
 def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=False):
-    """Qwen2-VL's multimodal RoPE (NumPy, float64).
+    r"""Qwen2-VL's multimodal RoPE (NumPy, float64).
 
     Parameters
     ----------
-    x : numpy.ndarray, shape ``(..., T, d)``
-        Queries or keys, e.g. ``(B, H, T, d)``.
-    positions_thw : integer array, shape ``(3, ..., T)``
+    x : numpy.ndarray, shape (..., T, d)
+        Queries or keys, e.g. `(B, H, T, d)`.
+    positions_thw : integer array, shape (3, ..., T)
         Temporal, height and width position of every token; for (B, H, T, d)
-        pass ``(3, B, 1, T)``. Text tokens have all three equal.
+        pass `(3, B, 1, T)`. Text tokens have all three equal.
     mrope_section : sequence of int
-        Pairs per section, adding up to d/2 (Qwen2-VL: ``(16, 24, 24)``).
-    base : float
-        RoPE base (``rope_theta``).
-    interleaved : bool
+        Pairs per section, adding up to d/2 (Qwen2-VL: `(16, 24, 24)`).
+    base : float, default 10000.0
+        RoPE base (`rope_theta`).
+    interleaved : bool, default False
         Qwen3-VL's cyclic assignment instead of consecutive sections
-        (``mrope_pair_axes``).
+        (`mrope_pair_axes`).
 
     Returns
     -------
@@ -183,9 +185,9 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
 
     Notes
     -----
-    Pair layout "half": pair i is ``(x[i], x[i + d/2])``, turned by
-    ``p_axis(i) base^(-2i/d)``, where axis(i) is the section of pair i
-    (``mrope_pair_axes``). With ``t = h = w`` it is 1-D RoPE.
+    Pair layout "half": pair i is `(x[i], x[i + d/2])`, turned by
+    $p_{\mathrm{axis}(i)}\, b^{-2i/d}$, where axis(i) is the section of pair i
+    (`mrope_pair_axes`). With `t = h = w` it is 1-D RoPE.
     """
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     d = checked_even("x.shape[-1]", x.shape[-1])
@@ -201,7 +203,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
 def apply_mrope_torch(
     x, positions_thw, *, mrope_section, base=10000.0, interleaved=False
 ):
-    """Torch twin of ``apply_mrope`` (same arguments; tensors in).
+    """Torch twin of `apply_mrope` (same arguments; tensors in).
 
     Notes
     -----
@@ -229,15 +231,15 @@ def _axial_frequencies(d: int, base: float):
 
 # --8<-- [start:axial_rope_2d]
 def axial_rope_2d(x, positions_hw, *, base=10000.0):
-    """2-D axial RoPE for image patches, as in Qwen2-VL's vision tower (NumPy).
+    r"""2-D axial RoPE for image patches, as in Qwen2-VL's vision tower (NumPy).
 
     Parameters
     ----------
-    x : numpy.ndarray, shape ``(..., T, d)``
+    x : numpy.ndarray, shape (..., T, d)
         Patch queries or keys; d divisible by 4.
-    positions_hw : integer array, shape ``(2, ..., T)``
-        Row and column of every patch (``grid_positions``).
-    base : float
+    positions_hw : integer array, shape (2, ..., T)
+        Row and column of every patch (`grid_positions`).
+    base : float, default 10000.0
         RoPE base.
 
     Returns
@@ -247,9 +249,9 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
 
     Notes
     -----
-    Pair layout "half": pair i is ``(x[i], x[i + d/2])``. Pairs
-    ``i < d/4`` turn by ``row * base^(-4i/d)``, pairs ``i >= d/4`` by
-    ``column * base^(-4(i - d/4)/d)``: each axis gets a d/2-wide RoPE.
+    Pair layout "half": pair i is `(x[i], x[i + d/2])`. Pairs
+    $i < d/4$ turn by $\text{row} \cdot b^{-4i/d}$, pairs $i \ge d/4$ by
+    $\text{column} \cdot b^{-4(i - d/4)/d}$: each axis gets a d/2-wide RoPE.
     """
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     pair_axis, theta = _axial_frequencies(x.shape[-1], base)
@@ -261,7 +263,7 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
 
 
 def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
-    """Torch twin of ``axial_rope_2d`` (same arguments; tensors in).
+    """Torch twin of `axial_rope_2d` (same arguments; tensors in).
 
     Notes
     -----
@@ -276,16 +278,23 @@ def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
 
 # --8<-- [start:grid_positions]
 def grid_positions(height: int, width: int) -> np.ndarray:
-    """Row and column of each patch of a height x width grid, row-major.
+    r"""Row and column of each patch of a height x width grid, row-major.
+
+    Parameters
+    ----------
+    height : int
+        Rows of patches.
+    width : int
+        Columns of patches.
 
     Returns
     -------
     numpy.ndarray
-        Integers, shape ``(2, height * width)``: ``[rows, columns]``.
+        Integers, shape `(2, height * width)`: `[rows, columns]`.
 
     Notes
     -----
-    Patch ``k = r * width + c`` has row r and column c.
+    Patch $k = r \cdot \text{width} + c$ has row r and column c.
     """
     height, width = checked_int("height", height), checked_int("width", width)
     rows, cols = np.divmod(np.arange(height * width), width)
@@ -299,17 +308,28 @@ def grid_positions(height: int, width: int) -> np.ndarray:
 def text_image_positions(n_before: int, height: int, width: int, n_after: int):
     """M-RoPE positions of text, one image (height x width merged patches), text.
 
+    Parameters
+    ----------
+    n_before : int
+        Text tokens before the image (>= 0).
+    height : int
+        Rows of merged patches.
+    width : int
+        Columns of merged patches.
+    n_after : int
+        Text tokens after the image (>= 0).
+
     Returns
     -------
     numpy.ndarray
-        Integers, shape ``(3, n_before + height*width + n_after)``: rows t, h, w.
+        Integers, shape `(3, n_before + height*width + n_after)`: rows t, h, w.
 
     Notes
     -----
-    As Hugging Face's ``get_rope_index`` for Qwen2-VL: text token k gets
-    ``t = h = w = k``; with ``s = n_before``, patch (r, c) gets ``t = s``,
-    ``h = s + r``, ``w = s + c``; the text after the image resumes at
-    ``s + max(height, width)``, not at ``s + height*width``.
+    As Hugging Face's `get_rope_index` for Qwen2-VL: text token k gets
+    `t = h = w = k`; with `s = n_before`, patch (r, c) gets `t = s`,
+    `h = s + r`, `w = s + c`; the text after the image resumes at
+    `s + max(height, width)`, not at `s + height*width`.
     """
     n_before = checked_int("n_before", n_before, minimum=0)
     n_after = checked_int("n_after", n_after, minimum=0)

@@ -1,17 +1,17 @@
-"""Partial rotary embedding: RoPE on the first ``rotary_dim`` features of a head.
+r"""Partial rotary embedding: RoPE on the first `rotary_dim` features of a head.
 
-GPT-J (``rotary_dim``), GPT-NeoX (``rotary_pct``) and Phi (``partial_rotary_factor``)
+GPT-J (`rotary_dim`), GPT-NeoX (`rotary_pct`) and Phi (`partial_rotary_factor`)
 rotate only a prefix of each query and key head; the remaining features pass
 through unchanged and carry no position. The rotated prefix is a RoPE head of its
-own: its pair frequencies are ``base^(-2i/rotary_dim)``, computed from
-``rotary_dim``, not from the head width. Pair layouts as in
-:mod:`posenc_docs.rope`, applied *within the prefix*:
+own: its pair frequencies are $b^{-2i/r}$ with r = `rotary_dim`, computed from
+`rotary_dim`, not from the head width. Pair layouts as in
+`posenc_docs.rope`, applied *within the prefix*:
 
-- ``"half"`` (GPT-NeoX, Phi): pair i is ``(x[i], x[i + r/2])`` for i < r/2.
-- ``"interleaved"`` (GPT-J): pair i is ``(x[2i], x[2i+1])`` for i < r/2.
+- `"half"` (GPT-NeoX, Phi): pair i is `(x[i], x[i + r/2])` for i < r/2.
+- `"interleaved"` (GPT-J): pair i is `(x[2i], x[2i+1])` for i < r/2.
 
-``rotary_dim = 0`` is accepted and returns the input unchanged (nothing rotated,
-as in Hugging Face when ``rotary_pct`` rounds to 0).
+`rotary_dim = 0` is accepted and returns the input unchanged (nothing rotated,
+as in Hugging Face when `rotary_pct` rounds to 0).
 """
 
 import numpy as np
@@ -41,17 +41,17 @@ def _checked_config(rotary_dim, d: int, base, layout) -> int:
 
 # --8<-- [start:apply_partial_rope]
 def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half"):
-    """Rotate the first ``rotary_dim`` features of x; pass the rest through.
+    r"""Rotate the first `rotary_dim` features of x; pass the rest through.
 
     Parameters
     ----------
-    x : numpy.ndarray, shape ``(..., T, d)``
-        Queries or keys, e.g. ``(B, H, T, d)``.
-    positions : array, shape ``(T,)`` or broadcastable ``(..., T)``
+    x : numpy.ndarray, shape (..., T, d)
+        Queries or keys, e.g. `(B, H, T, d)`.
+    positions : array, shape (T,) or broadcastable (..., T)
         Position m of each token.
     rotary_dim : int
-        Features rotated, even, ``0 <= rotary_dim <= d`` (GPT-NeoX-20B: 24 of 96).
-    base : float
+        Features rotated, even, `0 <= rotary_dim <= d` (GPT-NeoX-20B: 24 of 96).
+    base : float, default 10000.0
         RoPE base b.
     layout : {"half", "interleaved"}
         Pair layout inside the rotated prefix (GPT-NeoX/Phi: "half"; GPT-J:
@@ -64,10 +64,10 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
 
     Notes
     -----
-    With r = ``rotary_dim``: ``out[..., :r] = RoPE_r(x[..., :r], m)`` with pair
-    frequencies ``theta_i = b^(-2i/r)``, i = 0..r/2-1, and
-    ``out[..., r:] = x[..., r:]``. So ``q.k`` is a function of ``n - m`` in its
-    first r terms and of the features alone in the other d - r.
+    With r = `rotary_dim`: `out[..., :r]` is RoPE of `x[..., :r]` at m with
+    pair frequencies $\theta_i = b^{-2i/r}$, $i = 0, \dots, r/2 - 1$, and
+    `out[..., r:] = x[..., r:]`. So $q \cdot k$ is a function of $n - m$ in its
+    first r terms and of the features alone in the other $d - r$.
     """
     x = checked_array("x", x, min_ndim=2).astype(np.float64)
     r = _checked_config(rotary_dim, x.shape[-1], base, layout)
@@ -83,12 +83,12 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
 
 # --8<-- [start:apply_partial_rope_torch]
 def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="half"):
-    """Torch twin of :func:`apply_partial_rope` (same arguments, tensors in).
+    r"""Torch twin of `apply_partial_rope` (same arguments, tensors in).
 
     Notes
     -----
-    Same formula: ``out[..., :r]`` is ``rope.apply_rope_torch`` of the prefix with
-    ``theta_i = b^(-2i/r)``, ``out[..., r:] = x[..., r:]``. Keeps x's dtype
+    Same formula: `out[..., :r]` is `rope.apply_rope_torch` of the prefix with
+    $\theta_i = b^{-2i/r}$, `out[..., r:] = x[..., r:]`. Keeps x's dtype
     (angles in float32, float64 for float64 x) and is differentiable in x.
     """
     x = checked_tensor("x", x, min_ndim=2)

@@ -1,13 +1,13 @@
 """T5's bucketed relative position bias (Raffel et al., JMLR 2020).
 
 T5 adds no vector to the tokens. Each attention layer adds a learned scalar
-``table[bucket(j - i), h]`` to the logit of query i and key j in head h. The
+`table[bucket(j - i), h]` to the logit of query i and key j in head h. The
 bucket of a signed distance is exact for short distances and logarithmic up to
-``max_distance``, beyond which all distances share one bucket.
-:func:`t5_relative_position_bucket` (NumPy) and its torch twin
-:func:`t5_relative_position_bucket_torch` compute the bucket; :func:`t5_bias`
-and :func:`t5_bias_torch` gather a ``(num_buckets, n_heads)`` table into the
-``(n_heads, q_len, k_len)`` bias.
+`max_distance`, beyond which all distances share one bucket.
+`t5_relative_position_bucket` (NumPy) and its torch twin
+`t5_relative_position_bucket_torch` compute the bucket; `t5_bias`
+and `t5_bias_torch` gather a `(num_buckets, n_heads)` table into the
+`(n_heads, q_len, k_len)` bias.
 """
 
 import math
@@ -40,31 +40,31 @@ def _bucket_layout(bidirectional, num_buckets, max_distance):
 def t5_relative_position_bucket(
     relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
 ):
-    """Bucket index of each signed distance ``key - query`` (NumPy reference).
+    r"""Bucket index of each signed distance `key - query` (NumPy reference).
 
     Parameters
     ----------
     relative_position : integer array, any shape
-        ``j - i`` for key position j and query position i (negative: the past).
-    bidirectional : bool
+        `j - i` for key position j and query position i (negative: the past).
+    bidirectional : bool, default True
         True (encoder): half the buckets for each sign. False (decoder): keys
         after the query all fall in bucket 0, where the causal mask hides them.
-    num_buckets : int
+    num_buckets : int, default 32
         Buckets in total (even and >= 4 when bidirectional, >= 2 otherwise).
-    max_distance : int
+    max_distance : int, default 128
         Distances at or beyond it share the last bucket of their side.
 
     Returns
     -------
     numpy.ndarray
-        int64, same shape, values in ``[0, num_buckets)``.
+        int64, same shape, values in `[0, num_buckets)`.
 
     Notes
     -----
-    With n buckets per side, ``e = n // 2`` and distance ``r = |j - i|``:
-    ``bucket = r`` if ``r < e``, else
-    ``min(n - 1, e + floor(ln(r / e) / ln(max_distance / e) * (n - e)))``.
-    Bidirectional keys after the query (j > i) add n. Logs are float64.
+    With n buckets per side, $e = \lfloor n/2 \rfloor$, distance $r = |j - i|$
+    and $D$ = `max_distance`: the bucket is r if $r < e$, else
+    $\min\bigl(n - 1,\ e + \lfloor \ln(r/e) / \ln(D/e) \cdot (n - e) \rfloor\bigr)$.
+    Bidirectional keys after the query ($j > i$) add n. Logs are float64.
     """
     rel = checked_array(
         "relative_position", relative_position, min_ndim=0, floating=False
@@ -88,12 +88,12 @@ def t5_relative_position_bucket(
 def t5_relative_position_bucket_torch(
     relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
 ):
-    """Torch twin of :func:`t5_relative_position_bucket` (same arguments).
+    """Torch twin of `t5_relative_position_bucket` (same arguments).
 
     Notes
     -----
     Same formula; the logarithms are taken in float64 like the reference.
-    (Hugging Face's ``T5Attention._relative_position_bucket`` takes them in
+    (Hugging Face's `T5Attention._relative_position_bucket` takes them in
     float32, so at a few distances whose bucket lies just below a whole
     number it can be one bucket higher.)
     """
@@ -132,25 +132,30 @@ def _checked_bias_args(table, q_len, k_len) -> tuple[int, int]:
 
 # --8<-- [start:t5_bias]
 def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
-    """Relative position bias of one layer from its bucket table (NumPy).
+    r"""Relative position bias of one layer from its bucket table (NumPy).
 
     Parameters
     ----------
-    table : array, shape ``(num_buckets, n_heads)``
-        The layer's learned biases (HF ``relative_attention_bias.weight``).
-    q_len, k_len : int
-        Queries and keys; queries are the *last* q_len key positions.
-    bidirectional, max_distance
-        As in :func:`t5_relative_position_bucket`.
+    table : array, shape (num_buckets, n_heads)
+        The layer's learned biases (HF `relative_attention_bias.weight`).
+    q_len : int
+        Number of queries; they are the *last* `q_len` key positions.
+    k_len : int
+        Number of keys.
+    bidirectional : bool, default True
+        As in `t5_relative_position_bucket`.
+    max_distance : int, default 128
+        As in `t5_relative_position_bucket`.
 
     Returns
     -------
     numpy.ndarray
-        float64, shape ``(n_heads, q_len, k_len)``, added to the logits.
+        float64, shape `(n_heads, q_len, k_len)`, added to the logits.
 
     Notes
     -----
-    ``bias[h, r, j] = table[bucket(j - i), h]`` with ``i = k_len - q_len + r``.
+    $\mathrm{bias}_{h,r,j} = \mathrm{table}[\mathrm{bucket}(j - i), h]$ with
+    $i = k_{len} - q_{len} + r$.
     """
     table = checked_array("table", table)
     q_len, k_len = _checked_bias_args(table, q_len, k_len)
@@ -169,12 +174,13 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
 
 
 def t5_bias_torch(table, q_len, k_len, *, bidirectional=True, max_distance=128):
-    """Torch twin of :func:`t5_bias`; keeps ``table``'s dtype, device and grad.
+    r"""Torch twin of `t5_bias` (same arguments); keeps `table`'s dtype and grad.
 
     Notes
     -----
-    Same formula, ``bias[h, r, j] = table[bucket(j - i), h]``; the gather is
-    differentiable in ``table``.
+    Same formula, $\mathrm{bias}_{h,r,j} = \mathrm{table}[\mathrm{bucket}(j - i), h]$;
+    the gather is
+    differentiable in `table`.
     """
     table = checked_tensor("table", table)
     q_len, k_len = _checked_bias_args(table, q_len, k_len)

@@ -1,15 +1,15 @@
-"""Rotary position embedding (RoPE; Su et al., RoFormer, 2021).
+r"""Rotary position embedding (RoPE; Su et al., RoFormer, 2021).
 
 RoPE rotates each pair of query/key features by an angle proportional to the
-token's position m: pair i turns by ``m * theta_i`` with
-``theta_i = base^(-2i/d)``. Two pair layouts exist and are *not*
+token's position m: pair i turns by $m\, \theta_i$ with
+$\theta_i = b^{-2i/d}$ (b = `base`). Two pair layouts exist and are *not*
 interchangeable without permuting the q/k weights:
 
-- ``"interleaved"``: pair i is ``(x[2i], x[2i+1])`` (RoFormer, GPT-J, Meta llama).
-- ``"half"``: pair i is ``(x[i], x[i + d/2])`` (GPT-NeoX, Hugging Face LLaMA).
+- `"interleaved"`: pair i is `(x[2i], x[2i+1])` (RoFormer, GPT-J, Meta llama).
+- `"half"`: pair i is `(x[i], x[i + d/2])` (GPT-NeoX, Hugging Face LLaMA).
 
-The NumPy functions are the float64 reference; each ``*_torch`` function and
-``RotaryEmbedding`` is its PyTorch twin, tested equal to it. Torch paths never
+The NumPy functions are the float64 reference; each `*_torch` function and
+`RotaryEmbedding` is its PyTorch twin, tested equal to it. Torch paths never
 form angles in bf16/fp16: angles, cos and sin are float32 (float64 if given),
 and only the result is cast back to the input dtype.
 """
@@ -24,23 +24,23 @@ LAYOUTS = ("interleaved", "half")
 
 # --8<-- [start:inv_freq]
 def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
-    """Rotation frequencies of the d/2 pairs (NumPy, float64).
+    r"""Rotation frequencies of the d/2 pairs (NumPy, float64).
 
     Parameters
     ----------
     d : int
         Rotary dimension (even, >= 2).
-    base : float
-        The RoPE base b (``rope_theta``), > 1.
+    base : float, default 10000.0
+        The RoPE base b (`rope_theta`), > 1.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(d/2,)``, from 1 down to about 1/base.
+        Shape `(d/2,)`, from 1 down to about 1/base.
 
     Notes
     -----
-    ``theta_i = base^(-2i/d)`` for i = 0..d/2-1 (RoFormer eq. 15).
+    $\theta_i = b^{-2i/d}$ for $i = 0, \dots, d/2 - 1$ (RoFormer eq. 15).
     """
     d = _checks.checked_even("d", d)
     base = _checks.checked_real("base", base, gt=1)
@@ -49,27 +49,27 @@ def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
 
 # --8<-- [end:inv_freq]
 
-_default_inv_freq = inv_freq  # parameters named ``inv_freq`` shadow the function
+_default_inv_freq = inv_freq  # parameters named `inv_freq` shadow the function
 
 
 def angles(positions, inv_freq) -> np.ndarray:
-    """Rotation angle of every pair at every position (NumPy, float64).
+    r"""Rotation angle of every pair at every position (NumPy, float64).
 
     Parameters
     ----------
-    positions : array_like, shape ``(..., T)``
+    positions : array_like, shape (..., T)
         Token positions m (integers, or floats for interpolated positions).
-    inv_freq : array_like, shape ``(d/2,)``
-        Pair frequencies theta_i.
+    inv_freq : array_like, shape (d/2,)
+        Pair frequencies $\theta_i$.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(..., T, d/2)``, float64.
+        Shape `(..., T, d/2)`, float64.
 
     Notes
     -----
-    ``angle[..., t, i] = positions[..., t] * theta_i``.
+    `angle[..., t, i]` is $m_t\, \theta_i$, with $m_t$ = `positions[..., t]`.
     """
     positions = _checks.checked_array("positions", positions, floating=False)
     theta = _checks.checked_array("inv_freq", inv_freq, floating=False)
@@ -116,21 +116,21 @@ def _numpy_args(x, positions, base, inv_freq, layout="interleaved"):
 
 # --8<-- [start:apply_rope]
 def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=None):
-    """Rotate the feature pairs of x by their positions' angles (NumPy, float64).
+    r"""Rotate the feature pairs of x by their positions' angles (NumPy, float64).
 
     Parameters
     ----------
-    x : array_like, shape ``(..., T, d)``
-        Queries or keys, e.g. ``(B, H, T, d)``.
-    positions : array_like, shape ``(T,)`` or broadcastable ``(..., T)``
+    x : array_like, shape (..., T, d)
+        Queries or keys, e.g. `(B, H, T, d)`.
+    positions : array_like, shape (T,) or broadcastable (..., T)
         Position m of each token; leading dims align right with x's, so
-        per-sequence positions for ``(B, H, T, d)`` are ``(B, 1, T)``.
-    base : float
-        RoPE base, used only when ``inv_freq`` is None.
+        per-sequence positions for `(B, H, T, d)` are `(B, 1, T)`.
+    base : float, default 10000.0
+        RoPE base, used only when `inv_freq` is None.
     layout : {"interleaved", "half"}
-        Pair layout: pair i is ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
-    inv_freq : array_like, shape ``(d/2,)``, optional
-        Frequencies to use instead of ``base^(-2i/d)`` (e.g. from a scaling method).
+        Pair layout: pair i is `(x[2i], x[2i+1])` or `(x[i], x[i + d/2])`.
+    inv_freq : array_like, shape (d/2,), optional
+        Frequencies to use instead of $b^{-2i/d}$ (e.g. from a scaling method).
 
     Returns
     -------
@@ -139,9 +139,10 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
 
     Notes
     -----
-    For pair ``(a, b)`` of a token at position m,
-    ``a' = a cos(m theta_i) - b sin(m theta_i)``,
-    ``b' = b cos(m theta_i) + a sin(m theta_i)``.
+    For pair (a, b) of a token at position m,
+
+    $$a' = a \cos(m\theta_i) - b \sin(m\theta_i), \qquad
+    b' = b \cos(m\theta_i) + a \sin(m\theta_i).$$
     """
     x, positions, theta = _numpy_args(x, positions, base, inv_freq, layout)
     angle = angles(positions, theta)  # (..., T, d/2)
@@ -160,26 +161,29 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
 
 
 def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
-    """RoPE in Meta's complex form (NumPy, complex128; interleaved layout).
+    r"""RoPE in Meta's complex form (NumPy, complex128; interleaved layout).
 
     Parameters
     ----------
-    x : array_like, shape ``(..., T, d)``
-    positions : array_like, shape ``(T,)`` or broadcastable ``(..., T)``
-    base : float
-        RoPE base, used only when ``inv_freq`` is None.
-    inv_freq : array_like, shape ``(d/2,)``, optional
+    x : array_like, shape (..., T, d)
+        Queries or keys.
+    positions : array_like, shape (T,) or broadcastable (..., T)
+        Position m of each token.
+    base : float, default 10000.0
+        RoPE base, used only when `inv_freq` is None.
+    inv_freq : array_like, shape (d/2,), optional
+        Frequencies to use instead of $b^{-2i/d}$.
 
     Returns
     -------
     numpy.ndarray
-        float64; equals ``apply_rope(..., layout="interleaved")``.
+        float64; equals `apply_rope(..., layout="interleaved")`.
 
     Notes
     -----
-    Pair i is ``(x[2i], x[2i+1])``, read as ``z_i = x[2i] + j x[2i+1]`` and
-    multiplied by ``e^(j m theta_i)``; real and imaginary parts go back to
-    ``2i`` and ``2i+1``.
+    Pair i is `(x[2i], x[2i+1])`, read as $z_i = x_{2i} + j\, x_{2i+1}$ and
+    multiplied by $e^{j m \theta_i}$; real and imaginary parts go back to
+    `2i` and `2i+1`.
     """
     x, positions, theta = _numpy_args(x, positions, base, inv_freq)
     z = x[..., 0::2] + 1j * x[..., 1::2]  # (..., T, d/2) complex128
@@ -188,7 +192,7 @@ def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
 
 
 def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
-    """The (d, d) rotation R_m that RoPE applies at position m (NumPy, float64).
+    r"""The (d, d) rotation $R_m$ that RoPE applies at position m (NumPy, float64).
 
     Parameters
     ----------
@@ -196,22 +200,26 @@ def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
         Position.
     d : int
         Rotary dimension (even, >= 2).
-    base : float
+    base : float, default 10000.0
         RoPE base.
     layout : {"interleaved", "half"}
-        Pair layout: pair i is ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
+        Pair layout: pair i is `(x[2i], x[2i+1])` or `(x[i], x[i + d/2])`.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(d, d)``, with ``apply_rope(x, [m]) == R_m @ x``.
+        Shape `(d, d)`, with `apply_rope(x, [m]) == R_m @ x`.
 
     Notes
     -----
-    Interleaved, R_m is block diagonal (RoFormer eq. 15): block i is
-    ``[[cos(m theta_i), -sin(m theta_i)], [sin(m theta_i), cos(m theta_i)]]``.
+    Interleaved, $R_m$ is block diagonal (RoFormer eq. 15): block i is
+
+    $$\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\
+    \sin m\theta_i & \cos m\theta_i \end{pmatrix}.$$
+
     The half layout holds the same blocks in rows and columns i and i + d/2.
-    ``R_m^T R_n = R_(n-m)``: the score ``q^T R_m^T R_n k`` depends on n - m.
+    $R_m^\top R_n = R_{n-m}$: the score $q^\top R_m^\top R_n k$ depends on
+    $n - m$.
     """
     m = _checks.checked_real("m", m)
     d = _checks.checked_even("d", d)
@@ -220,15 +228,15 @@ def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
 
 
 def relative_upper_bound(distance, d: int = 128, base: float = 10000.0):
-    """RoFormer's long-term decay bound (section 3.4.3) at each relative distance.
+    r"""RoFormer's long-term decay bound (section 3.4.3) at each relative distance.
 
     Parameters
     ----------
     distance : array_like
         Relative distances m - n (any shape).
-    d : int
+    d : int, default 128
         Rotary dimension (even, >= 2).
-    base : float
+    base : float, default 10000.0
         RoPE base.
 
     Returns
@@ -238,10 +246,10 @@ def relative_upper_bound(distance, d: int = 128, base: float = 10000.0):
 
     Notes
     -----
-    With partial sums ``S_j = sum_{i<j} e^(j (m-n) theta_i)`` RoFormer bounds the
-    score by ``max_i |h_(i+1) - h_i| * sum_j |S_j|``; this returns the
+    With partial sums $S_j = \sum_{i<j} e^{\mathrm{i}(m-n)\theta_i}$ RoFormer bounds
+    the score by $\max_i |h_{i+1} - h_i| \sum_j |S_j|$; this returns the
     distance-dependent factor averaged over the d/2 sums,
-    ``(1 / (d/2)) * sum_{j=1}^{d/2} |S_j|``, which starts at (d/2 + 1)/2.
+    $\frac{2}{d} \sum_{j=1}^{d/2} |S_j|$, which starts at $(d/2 + 1)/2$.
     """
     distance = _checks.checked_array("distance", distance, min_ndim=0, floating=False)
     phase = np.multiply.outer(distance.astype(np.float64), inv_freq(d, base))
@@ -258,22 +266,24 @@ def _work_dtype(x: torch.Tensor) -> torch.dtype:
 
 
 def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
-    """Rotation angle of every pair at every position (torch twin of angles).
+    r"""Torch twin of `angles` (same arguments): the angle of every pair.
 
     Parameters
     ----------
-    positions : torch.Tensor, shape ``(..., T)``
-    inv_freq : torch.Tensor, shape ``(d/2,)``
+    positions : torch.Tensor, shape (..., T)
+        Token positions m.
+    inv_freq : torch.Tensor, shape (d/2,)
+        Pair frequencies $\theta_i$.
 
     Returns
     -------
     torch.Tensor
-        Shape ``(..., T, d/2)``; float64 if either input is float64, else float32.
+        Shape `(..., T, d/2)`; float64 if either input is float64, else float32.
 
     Notes
     -----
     bf16 keeps 8 significant bits: integers are exact only up to 256 (1001
-    rounds to 1000), and theta_i and the product are each rounded by up to 0.4%
+    rounds to 1000), and $\theta_i$ and the product are each rounded by up to 0.4%
     (2 radians on an angle of 1000). So inputs are upcast to float32 first.
     """
     positions = _checks.checked_tensor("positions", positions, floating=False)
@@ -300,7 +310,7 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
 
 
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
-    """Multiply pairs (x[2i], x[2i+1]) as complex numbers by ``cis``."""
+    """Multiply pairs (x[2i], x[2i+1]) as complex numbers by `cis`."""
     pairs = x.unflatten(-1, (-1, 2))  # (..., T, d/2, 2), a view
     try:
         as_complex = torch.view_as_complex(pairs)
@@ -313,7 +323,7 @@ def _rotate_half(x, cos, sin):
     """x (..., T, d) rotated by cos/sin (..., T, d/2) in the half layout.
 
     Three passes, two of them in place: x cos, then -b sin and +a sin added to the
-    halves (HF's ``x cos + rotate_half(x) sin`` makes five, and two temporaries).
+    halves (HF's `x cos + rotate_half(x) sin` makes five, and two temporaries).
     """
     half = x.shape[-1] // 2
     out = x * torch.cat([cos, cos], dim=-1)  # (..., T, d): (a cos, b cos)
@@ -360,18 +370,9 @@ def _rotate_torch(x, cos, sin, layout):
 def apply_rope_torch(
     x, positions, *, base=10000.0, layout="interleaved", inv_freq=None
 ):
-    """Rotate the feature pairs of x by their positions' angles (torch twin).
+    r"""Torch twin of `apply_rope` (same arguments, tensors in).
 
-    Parameters
-    ----------
-    x : torch.Tensor, shape ``(..., T, d)``
-        Queries or keys, e.g. ``(B, H, T, d)``, any floating dtype.
-    positions : torch.Tensor, shape ``(T,)`` or broadcastable ``(..., T)``
-    base : float
-        RoPE base, used only when ``inv_freq`` is None.
-    layout : {"interleaved", "half"}
-        Pair layout: pair i is ``(x[2i], x[2i+1])`` or ``(x[i], x[i + d/2])``.
-    inv_freq : torch.Tensor, shape ``(d/2,)``, optional
+    x may have any floating dtype; positions and `inv_freq` are tensors.
 
     Returns
     -------
@@ -380,8 +381,8 @@ def apply_rope_torch(
 
     Notes
     -----
-    ``a' = a cos(m theta_i) - b sin(m theta_i)``,
-    ``b' = b cos(m theta_i) + a sin(m theta_i)``, as in apply_rope. Angles are
+    $a' = a \cos(m\theta_i) - b \sin(m\theta_i)$,
+    $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
     float32 (float64 if x or inv_freq is); the rotation runs in float32 (float64
     for float64 x). Interleaved: Meta's complex product, one pass; half: three.
     """
@@ -393,25 +394,17 @@ def apply_rope_torch(
 
 
 def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
-    """RoPE in Meta's complex form (torch twin of apply_rope_complex).
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape ``(..., T, d)``
-    positions : torch.Tensor, shape ``(T,)`` or broadcastable ``(..., T)``
-    base : float
-        RoPE base, used only when ``inv_freq`` is None.
-    inv_freq : torch.Tensor, shape ``(d/2,)``, optional
+    r"""Torch twin of `apply_rope_complex` (same arguments, tensors in).
 
     Returns
     -------
     torch.Tensor
-        x.dtype; equals ``apply_rope_torch(..., layout="interleaved")``.
+        x.dtype; equals `apply_rope_torch(..., layout="interleaved")`.
 
     Notes
     -----
-    Pair i is ``(x[2i], x[2i+1])`` read as ``x[2i] + j x[2i+1]``, times
-    ``e^(j m theta_i)`` formed by torch.polar; complex64 (complex128 for float64).
+    Pair i is `(x[2i], x[2i+1])` read as $x_{2i} + j\, x_{2i+1}$, times
+    $e^{j m \theta_i}$ formed by `torch.polar`; complex64 (complex128 for float64).
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq)
     work = _work_dtype(x)
@@ -425,7 +418,7 @@ def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
 
 # --8<-- [start:interleaved_to_half_permutation]
 def interleaved_to_half_permutation(d: int) -> np.ndarray:
-    """Row order converting one head's q/k weight rows from interleaved to half.
+    r"""Row order converting one head's q/k weight rows from interleaved to half.
 
     Parameters
     ----------
@@ -435,17 +428,17 @@ def interleaved_to_half_permutation(d: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Integer indices ``perm``, shape ``(d,)``, with
-        ``W_half = W_interleaved[perm]`` (Meta checkpoint -> Hugging Face).
+        Integer indices `perm`, shape `(d,)`, with
+        `W_half = W_interleaved[perm]` (Meta checkpoint -> Hugging Face).
 
     Notes
     -----
-    New row ``c*d/2 + i`` takes old row ``2i + c`` (c = 0, 1): the
-    interleaved pair ``(2i, 2i+1)`` becomes the half pair ``(i, i + d/2)``, so
-    the same two features turn by the same angle and ``q . k`` is unchanged.
-    This is ``permute`` in HF's ``convert_llama_weights_to_hf``, applied to
-    W_q and W_k only (W_v and W_o are untouched). For a ``(n_heads*d, hidden)``
-    weight apply it within each head: permute_qk_weight.
+    New row $c\,d/2 + i$ takes old row $2i + c$ (c = 0, 1): the
+    interleaved pair (2i, 2i+1) becomes the half pair (i, i + d/2), so
+    the same two features turn by the same angle and $q \cdot k$ is unchanged.
+    This is `permute` in HF's `convert_llama_weights_to_hf`, applied to
+    W_q and W_k only (W_v and W_o are untouched). For a `(n_heads*d, hidden)`
+    weight apply it within each head: `permute_qk_weight`.
     """
     d = _checks.checked_even("d", d)
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (d,)
@@ -455,7 +448,7 @@ def interleaved_to_half_permutation(d: int) -> np.ndarray:
 
 
 def half_to_interleaved_permutation(d: int) -> np.ndarray:
-    """Row order converting one head's q/k weight rows from half to interleaved.
+    r"""Row order converting one head's q/k weight rows from half to interleaved.
 
     Parameters
     ----------
@@ -465,13 +458,13 @@ def half_to_interleaved_permutation(d: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Integer indices ``perm``, shape ``(d,)``, with
-        ``W_interleaved = W_half[perm]`` (Hugging Face -> Meta layout).
+        Integer indices `perm`, shape `(d,)`, with
+        `W_interleaved = W_half[perm]` (Hugging Face -> Meta layout).
 
     Notes
     -----
-    New row ``2i + c`` takes old row ``c*d/2 + i`` (c = 0, 1); the inverse of
-    interleaved_to_half_permutation.
+    New row $2i + c$ takes old row $c\,d/2 + i$ (c = 0, 1); the inverse of
+    `interleaved_to_half_permutation`.
     """
     half = _checks.checked_even("d", d) // 2
     first, second = np.arange(half), np.arange(half, 2 * half)
@@ -479,21 +472,21 @@ def half_to_interleaved_permutation(d: int) -> np.ndarray:
 
 
 def permute_qk_weight(w, n_heads: int, perm):
-    """Permute the rows of every head of a q or k projection weight (or bias).
+    r"""Permute the rows of every head of a q or k projection weight (or bias).
 
     Parameters
     ----------
-    w : numpy.ndarray or torch.Tensor, shape ``(n_heads*d, ...)``
-        Rows are output features, head after head (``nn.Linear.weight`` layout).
+    w : numpy.ndarray or torch.Tensor, shape (n_heads d, ...)
+        Rows are output features, head after head (`nn.Linear.weight` layout).
     n_heads : int
-        Heads in w: ``n_heads`` for W_q, ``n_kv_heads`` for W_k.
-    perm : integer array, shape ``(d,)``
-        A permutation of 0..d-1, e.g. from interleaved_to_half_permutation.
+        Heads in w: `n_heads` for W_q, `n_kv_heads` for W_k.
+    perm : integer array, shape (d,)
+        A permutation of 0..d-1, e.g. from `interleaved_to_half_permutation`.
 
     Returns
     -------
     numpy.ndarray or torch.Tensor
-        Same type and shape as w; row ``h*d + r`` is old row ``h*d + perm[r]``.
+        Same type and shape as w; row $h d + r$ is old row $h d + \mathrm{perm}[r]$.
     """
     n_heads = _checks.checked_int("n_heads", n_heads)
     if not isinstance(w, np.ndarray | torch.Tensor) or w.ndim < 1:
@@ -513,30 +506,30 @@ def permute_qk_weight(w, n_heads: int, perm):
 
 
 class RotaryEmbedding(torch.nn.Module):
-    """RoPE for (B, H, T, d) queries and keys, with a float32 cos/sin cache.
+    r"""RoPE for (B, H, T, d) queries and keys, with a float32 cos/sin cache.
 
     Parameters
     ----------
     d : int
         Head (rotary) dimension, even.
-    base : float
-        RoPE base, used only when ``inv_freq`` is None.
-    max_len : int
+    base : float, default 10000.0
+        RoPE base, used only when `inv_freq` is None.
+    max_len : int, default 2048
         Positions cached up front; the cache grows when a call needs more.
     layout : {"half", "interleaved"}
-        Pair layout: pair i is ``(x[i], x[i + d/2])`` (HF LLaMA checkpoints) or
-        ``(x[2i], x[2i+1])`` (Meta checkpoints).
-    inv_freq : array or tensor, shape ``(d/2,)``, optional
-        Frequencies from a scaling method, instead of ``base^(-2i/d)``.
-    attention_factor : float
+        Pair layout: pair i is `(x[i], x[i + d/2])` (HF LLaMA checkpoints) or
+        `(x[2i], x[2i+1])` (Meta checkpoints).
+    inv_freq : array or tensor, shape (d/2,), optional
+        Frequencies from a scaling method, instead of $b^{-2i/d}$.
+    attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so
-        ``q . k`` (the logits) scale by ``attention_factor**2`` (YaRN's mscale).
+        $q \cdot k$ (the logits) scale by its square (YaRN's mscale).
 
     Notes
     -----
-    ``forward(q, k, offset)`` rotates token t by ``(offset + t) theta_i``; with a
-    KV cache pass ``offset = past_len`` so new tokens continue the positions.
-    ``inv_freq`` and the cache stay float32 through ``.to(dtype)``/``.half()``
+    `forward(q, k, offset)` rotates token t by $(\text{offset} + t)\, \theta_i$; with a
+    KV cache pass `offset = past_len` so new tokens continue the positions.
+    `inv_freq` and the cache stay float32 through `.to(dtype)`/`.half()`
     (only the device follows), so a bf16 model keeps exact angles; float64
     inputs are therefore rotated with float32-accurate cos/sin.
     """
@@ -597,7 +590,22 @@ class RotaryEmbedding(torch.nn.Module):
         return _rotate_torch(x.to(work), cos, sin, self.layout).to(x.dtype)
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int = 0):
-        """Rotate q and k, (B, H, T, d), as positions offset .. offset + T - 1."""
+        """Rotate q and k, (B, H, T, d), as positions offset .. offset + T - 1.
+
+        Parameters
+        ----------
+        q : torch.Tensor
+            Queries, shape `(B, H, T, d)`.
+        k : torch.Tensor
+            Keys, shape `(B, H_kv, T, d)`.
+        offset : int, default 0
+            Position of the first token (`past_len` with a KV cache).
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            The rotated q and k, in their dtypes.
+        """
         offset = _checks.checked_int("offset", offset, minimum=0)
         q = _checks.checked_tensor("q", q, min_ndim=2, last_dim=self.d)
         k = _checks.checked_tensor("k", k, min_ndim=2, last_dim=self.d)

@@ -1,13 +1,13 @@
-"""RoPE context extension: new rotation frequencies for longer contexts.
+r"""RoPE context extension: new rotation frequencies for longer contexts.
 
-Every method returns ``(inv_freq, attention_factor)`` like Hugging Face
-transformers' ``modeling_rope_utils``: ``inv_freq`` is a float64 array of the d/2
-pair frequencies theta'_i (feed it to ``posenc_docs.rope.apply_rope(...,
-inv_freq=inv_freq)``) and ``attention_factor`` multiplies **both** cos and sin, so
-the attention logits grow by its square (with ``apply_rope``, multiply the rotated
+Every method returns `(inv_freq, attention_factor)` like Hugging Face
+transformers' `modeling_rope_utils`: `inv_freq` is a float64 array of the d/2
+pair frequencies $\theta'_i$ (feed it to `posenc_docs.rope.apply_rope(...,
+inv_freq=inv_freq)`) and `attention_factor` multiplies *both* cos and sin, so
+the attention logits grow by its square (with `apply_rope`, multiply the rotated
 q and k by it). Apply it there once, never again in the softmax temperature.
-Notation: d rotary dim, b base, s factor, L0 original context length,
-theta_i = b**(-2i/d), lambda_i = 2*pi/theta_i (wavelength).
+Notation: d rotary dim, b base, s factor, $L_0$ original context length,
+$\theta_i = b^{-2i/d}$, $\lambda_i = 2\pi/\theta_i$ (wavelength).
 """
 
 import inspect
@@ -28,7 +28,7 @@ from posenc_docs.rope import inv_freq as rope_inv_freq
 
 
 def ntk_base(d: int, base: float, factor: float) -> float:
-    """NTK-aware base: the base that slows the lowest pair by exactly ``factor``.
+    r"""NTK-aware base: the base that slows the lowest pair by exactly `factor`.
 
     Parameters
     ----------
@@ -46,8 +46,8 @@ def ntk_base(d: int, base: float, factor: float) -> float:
 
     Notes
     -----
-    b' = b * s**(d/(d-2)). Then theta'_i = b'**(-2i/d) keeps pair 0 at 1 and makes
-    the lowest pair (i = d/2-1) exactly theta/s.
+    $b' = b\, s^{d/(d-2)}$. Then $\theta'_i = b'^{-2i/d}$ keeps pair 0 at 1 and makes
+    the lowest pair ($i = d/2 - 1$) exactly $\theta_{d/2-1}/s$.
     """
     d = checked_even("d", d, minimum=4)  # d/(d-2) needs d > 2
     base = checked_real("base", base, gt=1)
@@ -55,7 +55,18 @@ def ntk_base(d: int, base: float, factor: float) -> float:
 
 
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
-    """Wavelength of each pair in tokens, ``lambda_i = 2*pi / theta_i`` (float64)."""
+    r"""Wavelength of each pair in tokens, $\lambda_i = 2\pi / \theta_i$ (float64).
+
+    Parameters
+    ----------
+    inv_freq : numpy.ndarray
+        Pair frequencies $\theta_i$, shape `(d/2,)`.
+
+    Returns
+    -------
+    numpy.ndarray
+        $\lambda_i$, same shape.
+    """
     inv_freq = checked_array("inv_freq", inv_freq, floating=False)  # (d/2,)
     return 2 * np.pi / inv_freq.astype(np.float64)
 
@@ -63,7 +74,20 @@ def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
 def scale_per_pair(
     scaled_inv_freq: np.ndarray, base_inv_freq: np.ndarray
 ) -> np.ndarray:
-    """Per-pair slow-down ``theta_i / theta'_i`` (1 = unchanged, s = interpolated)."""
+    r"""Per-pair slow-down $\theta_i / \theta'_i$ (1 = unchanged, s = interpolated).
+
+    Parameters
+    ----------
+    scaled_inv_freq : numpy.ndarray
+        Frequencies $\theta'_i$ after scaling, shape `(d/2,)`.
+    base_inv_freq : numpy.ndarray
+        Frequencies $\theta_i$ before scaling, same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ratio, same shape.
+    """
     scaled = checked_array("scaled_inv_freq", scaled_inv_freq, floating=False)
     unscaled = checked_array("base_inv_freq", base_inv_freq, floating=False)
     if scaled.shape != unscaled.shape:
@@ -75,64 +99,90 @@ def scale_per_pair(
 
 
 def linear(d: int, base: float = 10000.0, *, factor: float):
-    """Position interpolation (PI): every frequency divided by ``factor``.
+    r"""Position interpolation (PI): every frequency divided by `factor`.
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (positive, even) and RoPE base b > 1.
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        RoPE base b > 1.
     factor : float
         Context extension s >= 1.
 
     Returns
     -------
     inv_freq : numpy.ndarray, shape (d/2,)
-        float64 frequencies theta'_i.
+        float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
 
     Notes
     -----
-    theta'_i = theta_i / s, the same as feeding positions m / s. Attention factor 1.
+    $\theta'_i = \theta_i / s$, the same as feeding positions $m / s$. Attention
+    factor 1.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     return rope_inv_freq(d, base) / checked_real("factor", factor, ge=1), 1.0
 
 
 def ntk(d: int, base: float = 10000.0, *, factor: float):
-    """Static NTK-aware scaling: a larger base instead of smaller frequencies.
+    r"""Static NTK-aware scaling: a larger base instead of smaller frequencies.
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (even, >= 4) and RoPE base b > 1.
+    d : int
+        Rotary dimension (even, >= 4).
+    base : float, default 10000.0
+        RoPE base b > 1.
     factor : float
         Context extension s >= 1.
 
     Returns
     -------
     inv_freq : numpy.ndarray, shape (d/2,)
-        float64 frequencies theta'_i.
+        float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
 
     Notes
     -----
-    b' = b * s**(d/(d-2)) and theta'_i = b'**(-2i/d). The exponent makes the
-    lowest pair (i = d/2-1) exactly theta/s while pair 0 stays 1. Factor 1.
+    $b' = b\, s^{d/(d-2)}$ and $\theta'_i = b'^{-2i/d}$. The exponent makes the
+    lowest pair ($i = d/2 - 1$) exactly $\theta_{d/2-1}/s$ while pair 0 stays 1.
+    Attention factor 1.
     """
     d = checked_even("d", d, minimum=4)
     return rope_inv_freq(d, ntk_base(d, base, factor)), 1.0
 
 
 def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
-    """The base b' that dynamic NTK uses at sequence length ``seq_len``.
+    r"""The base b' that dynamic NTK uses at sequence length `seq_len`.
+
+    Parameters
+    ----------
+    d : int
+        Rotary dimension (even, >= 4).
+    base : float, default 10000.0
+        RoPE base b > 1.
+    factor : float
+        s >= 1.
+    max_position_embeddings : int
+        $L_{max}$, the *original* trained length (not
+        `original_max_position_embeddings`).
+    seq_len : int, optional
+        Current length `max(position_ids) + 1`; None means $L_{max}$.
+
+    Returns
+    -------
+    float
+        The base b'.
 
     Notes
     -----
-    L = max(seq_len, Lmax) (Lmax when seq_len is None) and
-    b' = b * (s*L/Lmax - (s-1))**(d/(d-2)); b' = b for L <= Lmax. At L = s*Lmax,
-    b' = b*(s**2-s+1)**(d/(d-2)), not the static NTK base b*s**(d/(d-2)).
+    $L = \max(\text{seq\_len}, L_{max})$ and
+    $b' = b\,(s L / L_{max} - (s - 1))^{d/(d-2)}$; $b' = b$ for $L \le L_{max}$.
+    At $L = s L_{max}$, $b' = b\,(s^2 - s + 1)^{d/(d-2)}$, not the static NTK base
+    $b\, s^{d/(d-2)}$.
     """
     factor = checked_real("factor", factor, ge=1)
     Lmax = checked_int("max_position_embeddings", max_position_embeddings)
@@ -142,30 +192,33 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
 
 
 def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
-    """Dynamic NTK: NTK base grown with the running length (HF ``"dynamic"``).
+    r"""Dynamic NTK: NTK base grown with the running length (HF `"dynamic"`).
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (even, >= 4) and RoPE base b > 1.
+    d : int
+        Rotary dimension (even, >= 4).
+    base : float, default 10000.0
+        RoPE base b > 1.
     factor : float
         s >= 1.
     max_position_embeddings : int
-        Lmax, the *original* trained length (not original_max_position_embeddings).
+        $L_{max}$, the *original* trained length (not
+        `original_max_position_embeddings`).
     seq_len : int, optional
-        Current length max(position_ids) + 1; recompute when it changes.
+        Current length `max(position_ids) + 1`; recompute when it changes.
 
     Returns
     -------
     inv_freq : numpy.ndarray, shape (d/2,)
-        float64 frequencies theta'_i.
+        float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
 
     Notes
     -----
-    theta'_i = b'**(-2i/d) with b' from ``dynamic_ntk_base``; unchanged for
-    seq_len <= Lmax.
+    $\theta'_i = b'^{-2i/d}$ with b' from `dynamic_ntk_base`; unchanged for
+    $\text{seq\_len} \le L_{max}$.
     """
     d = checked_even("d", d, minimum=4)
     new_base = dynamic_ntk_base(
@@ -179,11 +232,28 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
 
 
 def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings):
-    """Pair index (real-valued) that turns ``num_rotations`` times within L0.
+    r"""Pair index (real-valued) that turns `num_rotations` times within $L_0$.
+
+    Parameters
+    ----------
+    num_rotations : float
+        Turns r within the trained length.
+    d : int
+        Rotary dimension.
+    base : float
+        RoPE base b.
+    original_max_position_embeddings : int
+        $L_0$, the trained context length.
+
+    Returns
+    -------
+    float
+        $c(r)$ below.
 
     Notes
     -----
-    c(r) = d * ln(L0 / (2*pi*r)) / (2 * ln b), solving L0 * theta_c = 2*pi*r.
+    $c(r) = \dfrac{d \ln(L_0 / (2\pi r))}{2 \ln b}$, solving
+    $L_0\, \theta_c = 2\pi r$.
     """
     num_rotations = checked_real("num_rotations", num_rotations, gt=0)
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
@@ -202,24 +272,34 @@ def yarn_ramp_bounds(
     beta_slow=1.0,
     truncate=True,
 ):
-    """YaRN ramp bounds (low, high) in pair-index units.
+    r"""YaRN ramp bounds (low, high) in pair-index units.
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (positive, even) and RoPE base b > 1.
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        RoPE base b > 1.
     original_max_position_embeddings : int
-        L0, the trained context length.
-    beta_fast, beta_slow : float
-        Rotations within L0 above which a pair is kept / below which it is
-        interpolated (32 and 1); beta_fast > beta_slow > 0.
-    truncate : bool
-        Round the bounds outwards to integers (HF default True).
+        $L_0$, the trained context length.
+    beta_fast : float, default 32.0
+        Rotations within $L_0$ above which a pair is kept.
+    beta_slow : float, default 1.0
+        Rotations within $L_0$ below which a pair is interpolated;
+        beta_fast > beta_slow > 0.
+    truncate : bool, default True
+        Round the bounds outwards to integers (as HF does by default).
+
+    Returns
+    -------
+    tuple of float
+        (low, high).
 
     Notes
     -----
-    low = c(beta_fast), high = c(beta_slow); with ``truncate`` floor(low) and
-    ceil(high). Then low >= 0 and high <= d - 1 (d - 1, as in HF and the YaRN repo).
+    low = $c(\beta_{fast})$, high = $c(\beta_{slow})$ (`yarn_correction_dim`); with
+    `truncate` the floor of low and the ceiling of high. Then low >= 0 and
+    high <= d - 1 (d - 1, as in HF and the YaRN repo).
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     beta_slow = checked_real("beta_slow", beta_slow, gt=0)
@@ -239,9 +319,19 @@ def yarn_ramp_bounds(
 
 
 def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    """YaRN magnitude g(s, mu) = 0.1*mu*ln(s) + 1 for s > 1, else 1 (sqrt(1/t)).
+    r"""YaRN magnitude $g(s, \mu) = 0.1 \mu \ln s + 1$ ($s > 1$), else 1: $\sqrt{1/t}$.
 
-    ``scale`` s > 0 and ``mscale`` mu >= 0, so g >= 1.
+    Parameters
+    ----------
+    scale : float
+        The factor s > 0.
+    mscale : float, default 1.0
+        $\mu \ge 0$, so $g \ge 1$.
+
+    Returns
+    -------
+    float
+        $g(s, \mu)$.
     """
     scale = checked_real("scale", scale, gt=0)
     mscale = checked_real("mscale", mscale, ge=0)
@@ -280,34 +370,51 @@ def yarn(
     attention_factor=None,
     truncate=True,
 ):
-    """YaRN: keep fast pairs, interpolate slow pairs, ramp between (HF ``"yarn"``).
+    r"""YaRN: keep fast pairs, interpolate slow pairs, ramp between (HF `"yarn"`).
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (positive, even) and RoPE base b > 1.
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        RoPE base b > 1.
     factor : float
         Context extension s >= 1.
-    original_max_position_embeddings, beta_fast, beta_slow, truncate
-        As in ``yarn_ramp_bounds``.
-    mscale, mscale_all_dim : float, optional
-        DeepSeek-style magnitudes mu >= 0; used only when both are set (non-zero).
+    original_max_position_embeddings : int
+        $L_0$, the trained context length.
+    beta_fast : float, default 32.0
+        Rotations within $L_0$ above which a pair is kept.
+    beta_slow : float, default 1.0
+        Rotations within $L_0$ below which a pair is interpolated;
+        beta_fast > beta_slow > 0.
+    mscale : float, optional
+        DeepSeek-style magnitude $\mu \ge 0$; used only when `mscale_all_dim` is
+        set too (both non-zero).
+    mscale_all_dim : float, optional
+        The second DeepSeek magnitude, as above.
     attention_factor : float, optional
         Explicit value > 0, overriding the rule below.
+    truncate : bool, default True
+        Round the bounds outwards to integers (as HF does by default).
 
     Returns
     -------
     inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies $\theta'_i$.
     attention_factor : float
         Multiplies cos and sin (logits scale by its square).
 
     Notes
     -----
-    ramp_i = clip((i - low)/(high - low), 0, 1) with (low, high) from
-    ``yarn_ramp_bounds``; theta'_i = theta_i*(1 - ramp_i) + (theta_i/s)*ramp_i.
-    Pairs with > beta_fast rotations in L0 keep theta, < beta_slow get theta/s.
-    attention_factor: the explicit value, else g(s, mscale)/g(s, mscale_all_dim)
-    when both are set, else g(s, 1) = 0.1 ln s + 1 (``yarn_mscale``).
+    With (low, high) from `yarn_ramp_bounds`,
+
+    $$\rho_i = \mathrm{clip}\Bigl(\frac{i - \text{low}}{\text{high} - \text{low}},
+    0, 1\Bigr), \qquad \theta'_i = (1 - \rho_i)\,\theta_i + \rho_i\,\theta_i / s .$$
+
+    Pairs with more than $\beta_{fast}$ rotations in $L_0$ keep $\theta_i$; fewer
+    than $\beta_{slow}$ get $\theta_i/s$. `attention_factor`: the explicit value,
+    else $g(s, \text{mscale}) / g(s, \text{mscale\_all\_dim})$ when both are set,
+    else $g(s, 1) = 0.1 \ln s + 1$ (`yarn_mscale`).
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
@@ -349,36 +456,42 @@ def longrope(
     seq_len=None,
     attention_factor=None,
 ):
-    """LongRoPE / Phi-3: searched per-pair rescale factors (HF ``"longrope"``).
+    r"""LongRoPE / Phi-3: searched per-pair rescale factors (HF `"longrope"`).
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (positive, even) and RoPE base b > 1.
-    short_factor, long_factor : sequence of float, length d/2
-        Per-pair divisors f_i > 0 for short and long sequences.
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        RoPE base b > 1.
+    short_factor : sequence of float, length d/2
+        Per-pair divisors $f_i > 0$ for short sequences.
+    long_factor : sequence of float, length d/2
+        Per-pair divisors $f_i > 0$ for long sequences.
     original_max_position_embeddings : int
-        L0 > 1, the trained context length.
+        $L_0 > 1$, the trained context length.
     factor : float, optional
-        s >= 1; defaults to max_position_embeddings / L0.
+        s >= 1; None means `max_position_embeddings` / $L_0$.
     max_position_embeddings : int, optional
-        Extended length, used only when ``factor`` is None.
+        Extended length, used only when `factor` is None.
     seq_len : int, optional
-        Current length; long_factor is used when seq_len > L0.
+        Current length; `long_factor` is used when seq_len > $L_0$.
     attention_factor : float, optional
         Explicit value, overriding the rule below.
 
     Returns
     -------
     inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies $\theta'_i$.
     attention_factor : float
         Multiplies cos and sin (logits scale by its square).
 
     Notes
     -----
-    theta'_i = theta_i / f_i with f = long_factor if seq_len > L0 else short_factor.
-    s = factor, or max_position_embeddings / L0 when factor is None.
-    attention_factor: the explicit value, else sqrt(1 + ln s / ln L0) for s > 1, else 1.
+    $\theta'_i = \theta_i / f_i$ with f = `long_factor` if seq_len > $L_0$, else
+    `short_factor`. s = `factor`, or `max_position_embeddings` / $L_0$ when
+    `factor` is None. `attention_factor`: the explicit value, else
+    $\sqrt{1 + \ln s / \ln L_0}$ for s > 1, else 1.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     L0 = checked_int(
@@ -417,32 +530,37 @@ def llama3(
     high_freq_factor,
     original_max_position_embeddings,
 ):
-    """Llama 3.1 scaling by wavelength band (Meta ``apply_scaling``, HF ``"llama3"``).
+    r"""Llama 3.1 scaling by wavelength band (Meta `apply_scaling`, HF `"llama3"`).
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension (positive, even) and RoPE base b > 1.
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        RoPE base b > 1.
     factor : float
         s >= 1 (Meta: 8; Llama-3.2 1B/3B: 32).
-    low_freq_factor, high_freq_factor : float
-        0 < low < high (Meta: 1 and 4).
+    low_freq_factor : float
+        $0 <$ low $<$ high (Meta: 1).
+    high_freq_factor : float
+        high (Meta: 4).
     original_max_position_embeddings : int
-        L0, the trained context length (Meta: 8192).
+        $L_0$, the trained context length (Meta: 8192).
 
     Returns
     -------
     inv_freq : numpy.ndarray, shape (d/2,)
-        float64 frequencies theta'_i.
+        float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
 
     Notes
     -----
-    lambda_hi = L0/high_freq_factor, lambda_lo = L0/low_freq_factor. lambda_i <
-    lambda_hi keeps theta_i; lambda_i > lambda_lo gets theta_i/s; otherwise
-    (boundaries included) sigma = (L0/lambda_i - low)/(high - low) and
-    theta'_i = (1 - sigma)*theta_i/s + sigma*theta_i. Attention factor 1.
+    $\lambda_{hi} = L_0/\text{high}$, $\lambda_{lo} = L_0/\text{low}$. A pair with
+    $\lambda_i < \lambda_{hi}$ keeps $\theta_i$; $\lambda_i > \lambda_{lo}$ gets
+    $\theta_i/s$; otherwise (boundaries included)
+    $\sigma = (L_0/\lambda_i - \text{low})/(\text{high} - \text{low})$ and
+    $\theta'_i = (1 - \sigma)\,\theta_i/s + \sigma\,\theta_i$. Attention factor 1.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
@@ -465,7 +583,22 @@ def llama3(
 
 
 def default(d: int, base: float = 10000.0):
-    """Plain RoPE, no scaling (HF ``"default"``): theta_i = b**(-2i/d), factor 1."""
+    r"""Plain RoPE, no scaling (HF `"default"`): $\theta_i = b^{-2i/d}$, factor 1.
+
+    Parameters
+    ----------
+    d : int
+        Rotary dimension (positive, even).
+    base : float, default 10000.0
+        RoPE base b > 1.
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray, shape (d/2,)
+        float64 frequencies $\theta_i$.
+    attention_factor : float
+        Always 1.0.
+    """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     return rope_inv_freq(d, base), 1.0
 
@@ -485,26 +618,28 @@ _FROM_CALLER = ("max_position_embeddings", "seq_len")  # from the model, not the
 def from_rope_scaling(
     d, base, rope_scaling, *, max_position_embeddings=None, seq_len=None
 ):
-    """``(inv_freq, attention_factor)`` for a model config's ``rope_scaling`` dict.
+    """`(inv_freq, attention_factor)` for a model config's `rope_scaling` dict.
 
     Parameters
     ----------
-    d, base : int, float
-        Rotary dimension and RoPE base (``rope_theta``) of the model.
+    d : int
+        Rotary dimension of the model.
+    base : float
+        RoPE base (`rope_theta`) of the model.
     rope_scaling : dict or None
-        Hugging Face keys: ``rope_type`` (or the legacy ``type``; default
-        ``"default"``), one of the keys of ``ROPE_TYPES`` (the transformers
-        names, plus ``"ntk"`` for static NTK-aware scaling), plus the keyword
-        arguments of that method (``factor``, ``original_max_position_embeddings``,
-        ``beta_fast``, ``low_freq_factor``, ``short_factor``, ...). A key set to
-        None counts as absent; ``rope_theta``, if present, must equal ``base``.
+        Hugging Face keys: `rope_type` (or the legacy `type`; default
+        `"default"`), one of the keys of `ROPE_TYPES` (the transformers
+        names, plus `"ntk"` for static NTK-aware scaling), plus the keyword
+        arguments of that method (`factor`, `original_max_position_embeddings`,
+        `beta_fast`, `low_freq_factor`, `short_factor`, ...). A key set to
+        None counts as absent; `rope_theta`, if present, must equal `base`.
         None means no scaling.
     max_position_embeddings : int, optional
-        The config's own length: ``"dynamic"`` needs it, ``"longrope"`` uses it
-        when ``factor`` is absent, and it stands in for a missing
-        ``original_max_position_embeddings`` (as in transformers).
+        The config's own length: `"dynamic"` needs it, `"longrope"` uses it
+        when `factor` is absent, and it stands in for a missing
+        `original_max_position_embeddings` (as in transformers).
     seq_len : int, optional
-        Current length, for ``"dynamic"`` and ``"longrope"``; ignored by the others.
+        Current length, for `"dynamic"` and `"longrope"`; ignored by the others.
 
     Returns
     -------
@@ -514,11 +649,11 @@ def from_rope_scaling(
     Raises
     ------
     ValueError
-        Unknown ``rope_type``, keys the method does not take, or missing keys.
+        Unknown `rope_type`, keys the method does not take, or missing keys.
 
     Notes
     -----
-    Looks the method up in ``ROPE_TYPES`` and calls it with the dict's keys as
+    Looks the method up in `ROPE_TYPES` and calls it with the dict's keys as
     keyword arguments; the numbers are those of the method's own function.
     """
     base = checked_real("base", base, gt=1)

@@ -1,7 +1,7 @@
 """Sinusoidal positional encoding (Vaswani et al., 2017, section 3.5).
 
-Layout: sin on even dimensions, cos on odd dimensions, so pair ``i`` is the
-two dimensions ``(2i, 2i+1)``, as in the paper.
+Layout: sin on even dimensions, cos on odd dimensions, so pair `i` is the
+two dimensions `(2i, 2i+1)`, as in the paper.
 """
 
 # --8<-- [start:setup]
@@ -29,16 +29,16 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
     Parameters
     ----------
     pos : float or array_like
-        Position(s), numbers of any shape ``S`` (not a torch tensor of 1+ dims).
+        Position(s), numbers of any shape `S` (not a torch tensor of 1+ dims).
     d : int
         Model width; positive and even.
-    base : float
+    base : float, default 10000.0
         Wavelength base, 10000 in the paper; finite and > 1.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``S + (d,)``, float64.
+        Shape `S + (d,)`, float64.
 
     Notes
     -----
@@ -62,17 +62,33 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def table(n_positions: int, d: int, base: float = 10000.0) -> np.ndarray:
-    """The encoding matrix for positions ``0 .. n_positions-1``, shape ``(n, d)``.
+    """The encoding matrix for positions `0 .. n_positions-1`, shape `(n, d)`.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of positions (>= 0).
+    d : int
+        Model width; positive and even.
+    base : float, default 10000.0
+        Wavelength base; finite and > 1.
 
     Notes
     -----
-    Row ``pos`` is ``encode(pos, d, base)``; ``n_positions`` is an integer >= 0.
+    Row `pos` is `encode(pos, d, base)`; `n_positions` is an integer >= 0.
     """
     return encode(np.arange(checked_int("n_positions", n_positions, 0)), d, base)
 
 
 def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
-    r"""Period, in positions, of each sin/cos pair, shape ``(d/2,)``.
+    r"""Period, in positions, of each sin/cos pair, shape `(d/2,)`.
+
+    Parameters
+    ----------
+    d : int
+        Model width; positive and even.
+    base : float, default 10000.0
+        Wavelength base; finite and > 1.
 
     Notes
     -----
@@ -88,7 +104,16 @@ def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
-    r"""Dot product ``PE(pos) . PE(pos + k)``; the same for every ``pos``.
+    r"""Dot product $PE(pos) \cdot PE(pos + k)$; the same for every pos.
+
+    Parameters
+    ----------
+    k : float or array_like
+        Offset(s) k.
+    d : int
+        Model width; positive and even.
+    base : float, default 10000.0
+        Wavelength base; finite and > 1.
 
     Notes
     -----
@@ -107,18 +132,27 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
 
 # --8<-- [start:shift_matrix]
 def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
-    r"""The ``(d, d)`` matrix ``M_k`` with ``PE(pos + k) = M_k @ PE(pos)`` for all pos.
+    r"""The (d, d) matrix $M_k$ with $PE(pos + k) = M_k\, PE(pos)$ for all pos.
+
+    Parameters
+    ----------
+    k : float
+        The offset.
+    d : int
+        Model width; positive and even.
+    base : float, default 10000.0
+        Wavelength base; finite and > 1.
 
     Notes
     -----
-    Block diagonal; pair ``i`` (dimensions ``2i, 2i+1``, holding sin, cos) gets
+    Block diagonal; pair `i` (dimensions `2i, 2i+1`, holding sin, cos) gets
 
     $$
     \begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\
     -\sin k\omega_i & \cos k\omega_i \end{pmatrix}
     $$
 
-    by the angle-addition formulas. It does not depend on ``pos``.
+    by the angle-addition formulas. It does not depend on `pos`.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     k = checked_real("k", k)
@@ -133,22 +167,22 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
 
 
 class SinusoidalPositionalEncoding(torch.nn.Module):
-    """Adds the fixed sinusoidal table to token embeddings of shape ``(B, T, d)``.
+    """Adds the fixed sinusoidal table to token embeddings of shape `(B, T, d)`.
 
     Parameters
     ----------
     d : int
         Model width; positive and even.
-    base : float
+    base : float, default 10000.0
         Wavelength base; finite and > 1.
-    max_len : int
+    max_len : int, default 2048
         Rows built up front (positive); more are built when a call needs them.
 
     Notes
     -----
-    ``forward(x, offset)`` returns ``x + PE[offset : offset + T]`` for a
-    floating-point ``x`` of shape ``(..., T, d)`` (integer ``x`` is a TypeError)
-    and an integer ``offset >= 0``; the output has the dtype of ``x``. Nothing is
+    `forward(x, offset)` returns `x + PE[offset : offset + T]` for a
+    floating-point `x` of shape `(..., T, d)` (integer `x` is a TypeError)
+    and an integer `offset >= 0`; the output has the dtype of `x`. Nothing is
     learned; the table grows on demand because every position is defined.
     """
 
@@ -162,6 +196,20 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
         return torch.from_numpy(table(n, self.d, self.base)).float()  # (n, d)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """Add the table's rows `offset .. offset + T - 1` to x.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            Floating-point input, shape `(..., T, d)`.
+        offset : int, default 0
+            Position of the first token (>= 0).
+
+        Returns
+        -------
+        torch.Tensor
+            `x` plus the rows, in the dtype of `x`.
+        """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         offset, T = checked_int("offset", offset, minimum=0), x.shape[-2]
         if offset + T > self.pe.shape[0]:

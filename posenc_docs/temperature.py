@@ -4,18 +4,18 @@ Long inputs flatten attention: with n keys to share it, the softmax spreads out 
 n grows. Three published rules sharpen it again by scaling the logits with a
 factor that depends on position (or on the context length):
 
-- ``llama4_attention_scale``: Llama 4's ``attn_temperature_tuning``, applied
-  to the queries of its NoPE layers, ``1 + attn_scale ln(1 + floor((p+1)/F))``.
-- ``qwen_logn_scale``: Qwen(-7B)'s ``use_logn_attn``, ``max(1, log_L(p+1))``.
-- ``yarn_logit_scale``: YaRN's temperature, ``g(s)^2`` with
-  ``g(s) = 0.1 ln s + 1`` (``posenc_docs.scaling.yarn_mscale``), here with the
-  factor s set to the length a query has reached, ``s = max(1, (p+1)/L)``.
+- `llama4_attention_scale`: Llama 4's `attn_temperature_tuning`, applied
+  to the queries of its NoPE layers, `1 + attn_scale ln(1 + floor((p+1)/F))`.
+- `qwen_logn_scale`: Qwen(-7B)'s `use_logn_attn`, `max(1, log_L(p+1))`.
+- `yarn_logit_scale`: YaRN's temperature, `g(s)^2` with
+  `g(s) = 0.1 ln s + 1` (`posenc_docs.scaling.yarn_mscale`), here with the
+  factor s set to the length a query has reached, `s = max(1, (p+1)/L)`.
 
 Each returns the factor the attention *logits* of a query at position p are
-multiplied by (p counted from 0). ``nope_layers`` gives the layers of a
+multiplied by (p counted from 0). `nope_layers` gives the layers of a
 Llama 4 stack that use no rotary embedding at all (iRoPE).
 
-NumPy functions are the float64 reference; ``_torch`` twins compute in float32
+NumPy functions are the float64 reference; `_torch` twins compute in float32
 (float64 for float64 positions).
 """
 
@@ -34,16 +34,16 @@ def _work(positions: torch.Tensor) -> torch.Tensor:
 
 # --8<-- [start:llama4_attention_scale]
 def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
-    """Llama 4's attention-temperature factor for queries on its NoPE layers.
+    r"""Llama 4's attention-temperature factor for queries on its NoPE layers.
 
     Parameters
     ----------
     positions : array
         Query positions p, from 0 (any shape).
-    floor_scale : int
-        ``floor_scale`` in the config: the step length F, in tokens.
-    attn_scale : float
-        ``attn_scale`` in the config: the strength a.
+    floor_scale : int, default 8192
+        `floor_scale` in the config: the step length F, in tokens.
+    attn_scale : float, default 0.1
+        `attn_scale` in the config: the strength a.
 
     Returns
     -------
@@ -52,8 +52,8 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 
     Notes
     -----
-    ``tau(p) = 1 + a ln(1 + floor((p + 1) / F))``, a staircase that steps every
-    F tokens. Hugging Face's ``Llama4TextAttention`` multiplies the NoPE layers'
+    $\tau(p) = 1 + a \ln(1 + \lfloor (p + 1) / F \rfloor)$, a staircase that steps every
+    F tokens. Hugging Face's `Llama4TextAttention` multiplies the NoPE layers'
     queries by it (after their projection; the keys are not scaled).
     """
     p = checked_array("positions", positions, min_ndim=0, floating=False)
@@ -66,7 +66,7 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 
 
 def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1):
-    """Torch twin of ``llama4_attention_scale`` (same formula)."""
+    """Torch twin of `llama4_attention_scale` (same formula)."""
     p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
     F = checked_int("floor_scale", floor_scale)
     a = checked_real("attn_scale", attn_scale, ge=0)
@@ -75,14 +75,14 @@ def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1)
 
 # --8<-- [start:qwen_logn_scale]
 def qwen_logn_scale(positions, *, seq_length=8192):
-    """Qwen's log-n attention factor (``use_logn_attn``) for queries.
+    r"""Qwen's log-n attention factor (`use_logn_attn`) for queries.
 
     Parameters
     ----------
     positions : array
         Query positions p, from 0.
-    seq_length : int
-        ``seq_length`` in the config: the training length L (Qwen-7B: 8192).
+    seq_length : int, default 8192
+        `seq_length` in the config: the training length L (Qwen-7B: 8192).
 
     Returns
     -------
@@ -91,8 +91,8 @@ def qwen_logn_scale(positions, *, seq_length=8192):
 
     Notes
     -----
-    ``tau(p) = log_L(p + 1) = ln(p + 1) / ln L`` if ``p + 1 > L``, else 1: the
-    ``logn_list`` of Qwen's ``modeling_qwen.py``, which multiplies the queries
+    $\tau(p) = \log_L(p + 1) = \ln(p + 1) / \ln L$ if $p + 1 > L$, else 1: the
+    `logn_list` of Qwen's `modeling_qwen.py`, which multiplies the queries
     (after RoPE) at inference only, and only once there are more than L keys.
     """
     p = checked_array("positions", positions, min_ndim=0, floating=False)
@@ -105,7 +105,7 @@ def qwen_logn_scale(positions, *, seq_length=8192):
 
 
 def qwen_logn_scale_torch(positions, *, seq_length=8192):
-    """Torch twin of ``qwen_logn_scale`` (same formula)."""
+    """Torch twin of `qwen_logn_scale` (same formula)."""
     p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
     L = checked_int("seq_length", seq_length, minimum=2)
     n = p + 1.0
@@ -115,7 +115,7 @@ def qwen_logn_scale_torch(positions, *, seq_length=8192):
 
 # --8<-- [start:yarn_logit_scale]
 def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0):
-    """YaRN's logit factor if its scale s were set to the length reached at p.
+    r"""YaRN's logit factor if its scale s were set to the length reached at p.
 
     Parameters
     ----------
@@ -123,7 +123,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
         Query positions p, from 0.
     original_max_position_embeddings : int
         The training length L.
-    mscale : float
+    mscale : float, default 1.0
         YaRN's mscale (1 unless a config sets it).
 
     Returns
@@ -133,10 +133,10 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
 
     Notes
     -----
-    ``s = max(1, (p + 1)/L)`` and ``tau = g(s)^2``, ``g(s) = 0.1 mscale ln s + 1``
-    (``scaling.yarn_mscale``, HF's ``get_mscale``). YaRN multiplies cos and sin
-    by g, so q and k both grow by g and the logits by g^2. A real YaRN config
-    fixes s once: every position gets the factor of that s.
+    $s = \max(1, (p + 1)/L)$ and $\tau = g(s)^2$, $g(s) = 0.1\, \mu \ln s + 1$ with
+    $\mu$ = `mscale` (`scaling.yarn_mscale`, HF's `get_mscale`). YaRN multiplies
+    cos and sin by g, so q and k both grow by g and the logits by $g^2$. A real
+    YaRN config fixes s once: every position gets the factor of that s.
     """
     p = checked_array("positions", positions, min_ndim=0, floating=False)
     L = checked_int(
@@ -152,7 +152,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
 
 
 def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscale=1.0):
-    """Torch twin of ``yarn_logit_scale``: ``(0.1 mscale ln s + 1)^2``."""
+    r"""Torch twin of `yarn_logit_scale` (same arguments): $(0.1\, \mu \ln s + 1)^2$."""
     p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
     L = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings
@@ -164,17 +164,17 @@ def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscal
 
 # --8<-- [start:nope_layers]
 def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
-    """Layers of a Llama 4 stack that apply no rotary embedding (iRoPE).
+    r"""Layers of a Llama 4 stack that apply no rotary embedding (iRoPE).
 
     Parameters
     ----------
     num_layers : int
-        ``num_hidden_layers``.
+        `num_hidden_layers`.
     no_rope_layers : sequence of 0/1, optional
-        The config field, one flag per layer. Despite the name, **1 means the
-        layer uses RoPE** and 0 that it is a NoPE layer. None or empty: default.
-    no_rope_layer_interval : int
-        Default pattern: every ``no_rope_layer_interval``-th layer is NoPE.
+        The config field, one flag per layer. Despite the name, *1 means the
+        layer uses RoPE* and 0 that it is a NoPE layer. None or empty: default.
+    no_rope_layer_interval : int, default 4
+        Default pattern: every `no_rope_layer_interval`-th layer is NoPE.
 
     Returns
     -------
@@ -183,8 +183,8 @@ def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
 
     Notes
     -----
-    Default: layer l uses RoPE iff ``(l + 1) mod interval != 0``, so with 4 the
-    NoPE layers are 3, 7, 11, ... (Hugging Face's ``Llama4TextConfig``).
+    Default: layer l uses RoPE iff $(l + 1) \bmod \text{interval} \ne 0$, so with 4 the
+    NoPE layers are 3, 7, 11, ... (Hugging Face's `Llama4TextConfig`).
     """
     num_layers = checked_int("num_layers", num_layers)
     interval = checked_int("no_rope_layer_interval", no_rope_layer_interval)

@@ -1,12 +1,12 @@
 """Sliding-window attention, local/global layer patterns and KV-cache positions.
 
-- ``sliding_window_mask`` (NumPy) and ``sliding_window_mask_torch``: the
-  causal mask of a layer that sees only the last ``window`` keys (Mistral 7B v0.1,
-  the local layers of Gemma 2 and 3). ``True`` means "may attend", as in Hugging
-  Face's ``masking_utils``.
-- ``layer_types``: which layers are local (``"sliding_attention"``) and which
-  global (``"full_attention"``) in a Gemma-style repeating pattern.
-- ``rolling_cache_positions`` and ``sink_cache_positions``: which tokens a
+- `sliding_window_mask` (NumPy) and `sliding_window_mask_torch`: the
+  causal mask of a layer that sees only the last `window` keys (Mistral 7B v0.1,
+  the local layers of Gemma 2 and 3). `True` means "may attend", as in Hugging
+  Face's `masking_utils`.
+- `layer_types`: which layers are local (`"sliding_attention"`) and which
+  global (`"full_attention"`) in a Gemma-style repeating pattern.
+- `rolling_cache_positions` and `sink_cache_positions`: which tokens a
   KV cache holds while decoding, and at which RoPE positions they are attended:
   absolute positions (a plain rolling window) or positions re-assigned within the
   cache (StreamingLLM's attention sinks, Xiao et al., 2023).
@@ -36,25 +36,27 @@ def _check_mask_args(q_len, k_len, window) -> tuple[int, int, int]:
 
 # --8<-- [start:sliding_window_mask]
 def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
-    """Causal sliding-window mask: which keys each query may attend to.
+    r"""Causal sliding-window mask: which keys each query may attend to.
 
     Parameters
     ----------
-    q_len, k_len : int
-        Queries and keys; the queries are the *last* q_len of the k_len
-        positions (decoding with a cache: q_len = 1).
+    q_len : int
+        Number of queries; they are the *last* `q_len` of the `k_len`
+        positions (decoding with a cache: `q_len = 1`).
+    k_len : int
+        Number of keys.
     window : int
-        Keys a query sees, itself included (``sliding_window`` in HF configs).
+        Keys a query sees, itself included (`sliding_window` in HF configs).
 
     Returns
     -------
     numpy.ndarray
-        Boolean, shape ``(q_len, k_len)``; True where attention is allowed.
+        Boolean, shape `(q_len, k_len)`; True where attention is allowed.
 
     Notes
     -----
-    Query row r sits at position ``i = k_len - q_len + r``; key j is visible iff
-    ``i - window < j <= i``. With ``window >= k_len`` it is the causal mask.
+    Query row r sits at position $i = k_{len} - q_{len} + r$; key j is visible iff
+    $i - \text{window} < j \le i$. With `window >= k_len` it is the causal mask.
     """
     q_len, k_len, window = _check_mask_args(q_len, k_len, window)
     i = np.arange(k_len - q_len, k_len)[:, None]  # (q, 1) query positions
@@ -66,12 +68,28 @@ def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
 
 
 def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=None):
-    """Torch twin of ``sliding_window_mask`` (a ``torch.bool`` tensor).
+    r"""Torch twin of `sliding_window_mask` (a `torch.bool` tensor).
+
+    Parameters
+    ----------
+    q_len : int
+        Number of queries (the last `q_len` of the keys).
+    k_len : int
+        Number of keys.
+    window : int
+        Keys a query sees, itself included.
+    device : str or torch.device, optional
+        Where the mask is made; None means torch's default device.
+
+    Returns
+    -------
+    torch.Tensor
+        `torch.bool`, shape `(q_len, k_len)`.
 
     Notes
     -----
-    Same rule: key j visible to the query at ``i = k_len - q_len + r`` iff
-    ``i - window < j <= i``.
+    Same rule: key j visible to the query at $i = k_{len} - q_{len} + r$ iff
+    $i - \text{window} < j \le i$.
     """
     q_len, k_len, window = _check_mask_args(q_len, k_len, window)
     i = torch.arange(k_len - q_len, k_len, device=device)[:, None]  # (q, 1)
@@ -81,26 +99,26 @@ def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=Non
 
 # --8<-- [start:layer_types]
 def layer_types(num_layers: int, pattern: int) -> list[str]:
-    """Local and global layers of a Gemma-style stack.
+    r"""Local and global layers of a Gemma-style stack.
 
     Parameters
     ----------
     num_layers : int
         Decoder layers.
     pattern : int
-        Period of the pattern: every ``pattern``-th layer is global (Gemma 2: 2,
+        Period of the pattern: every `pattern`-th layer is global (Gemma 2: 2,
         alternating; Gemma 3: 6, five local layers then one global).
         1 makes every layer global.
 
     Returns
     -------
     list of str
-        ``"sliding_attention"`` or ``"full_attention"`` for each layer.
+        `"sliding_attention"` or `"full_attention"` for each layer.
 
     Notes
     -----
-    Layer l (from 0) is global iff ``(l + 1) mod pattern = 0``, as in Hugging
-    Face's ``Gemma2Config`` / ``Gemma3TextConfig`` when ``layer_types`` is unset.
+    Layer l (from 0) is global iff $(l + 1) \bmod \text{pattern} = 0$, as in Hugging
+    Face's `Gemma2Config` / `Gemma3TextConfig` when `layer_types` is unset.
     """
     num_layers = checked_int("num_layers", num_layers)
     pattern = checked_int("pattern", pattern)
@@ -112,26 +130,26 @@ def layer_types(num_layers: int, pattern: int) -> list[str]:
 
 # --8<-- [start:rolling_cache_positions]
 def rolling_cache_positions(window: int, step: int):
-    """Tokens a rolling KV cache holds at a decoding step, and their positions.
+    r"""Tokens a rolling KV cache holds at a decoding step, and their positions.
 
     Parameters
     ----------
     window : int
-        Keys attended, the current token included (``sliding_window``).
+        Keys attended, the current token included (`sliding_window`).
     step : int
         Index of the token being decoded (0 for the first).
 
     Returns
     -------
     tokens, positions : numpy.ndarray
-        Integer arrays, the current token last. ``positions`` are the RoPE
+        Integer arrays, the current token last. `positions` are the RoPE
         positions: the absolute ones, since keys are rotated before caching.
 
     Notes
     -----
-    ``tokens = max(0, step - window + 1), ..., step`` (what Hugging Face's
-    ``DynamicSlidingWindowLayer`` returns), and ``positions = tokens``: the
-    query-key offsets stay below ``window`` while the positions grow.
+    tokens $\max(0, \text{step} - \text{window} + 1), \dots, \text{step}$ (what
+    Hugging Face's `DynamicSlidingWindowLayer` returns), and `positions = tokens`: the
+    query-key offsets stay below `window` while the positions grow.
     """
     window = checked_int("window", window)
     step = checked_int("step", step, minimum=0)
@@ -159,13 +177,13 @@ def sink_cache_positions(n_sink: int, window: int, step: int):
     -------
     tokens, positions : numpy.ndarray
         Cached tokens (sinks first, current token last) and the RoPE positions
-        they are attended at: ``0, 1, ..., len(tokens) - 1``.
+        they are attended at: `0, 1, ..., len(tokens) - 1`.
 
     Notes
     -----
-    Once ``step >= n_sink + window``, tokens are ``0..n_sink-1`` and
-    ``step-window+1..step``; positions count places *in the cache*, so no
-    offset exceeds ``n_sink + window - 1`` however long the stream. Keys are
+    Once `step >= n_sink + window`, tokens are `0..n_sink-1` and
+    `step-window+1..step`; positions count places *in the cache*, so no
+    offset exceeds `n_sink + window - 1` however long the stream. Keys are
     cached without rotation and rotated at their cache position (paper, 3.2).
     """
     n_sink = checked_int("n_sink", n_sink, minimum=0)

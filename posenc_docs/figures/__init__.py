@@ -1,8 +1,8 @@
 """Build-time figures: one pure function per figure, each returning a matplotlib Figure.
 
 Each page group's module (``part1``, ``part2_basics``, ...) lists what it draws in
-its own ``FIGURES``; :data:`FIGURES` here joins them. The MkDocs hook renders each
-entry in a light and a dark variant with :func:`render` and adds them to the site in
+its own `FIGURES`; `FIGURES` here joins them. The MkDocs hook renders each
+entry in a light and a dark variant with `render` and adds them to the site in
 memory.
 """
 

@@ -2,7 +2,7 @@
 
 Tiny decoder-only transformers that differ only in their positional scheme
 (none, learned, sinusoidal, RoPE, ALiBi) are trained on sequences of L tokens
-of a synthetic Markov language (:mod:`posenc_docs.lab.data`) and evaluated on
+of a synthetic Markov language (`posenc_docs.lab.data`) and evaluated on
 sequences up to 16 L long; the RoPE model is also evaluated with position
 interpolation, NTK-aware scaling and YaRN.
 
@@ -11,8 +11,8 @@ the current directory (``--out`` elsewhere; never into the installed package).
 The committed run ships in the package and is read with importlib.resources.
 Importing the package does not import torch: the site reads
 the results, the paper's numbers and the page's tables through
-:mod:`posenc_docs.lab.results`, :mod:`posenc_docs.lab.paper` and
-:mod:`posenc_docs.lab.tables` on every build.
+`posenc_docs.lab.results`, `posenc_docs.lab.paper` and
+`posenc_docs.lab.tables` on every build.
 """
 
 from posenc_docs.lab import data, paper

@@ -58,7 +58,7 @@ def to_dict(config: Config) -> dict:
 
 
 def from_dict(values: dict) -> Config:
-    """Inverse of :func:`to_dict`."""
+    """Inverse of `to_dict`."""
     return Config(
         **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
     )

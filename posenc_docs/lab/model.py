@@ -1,13 +1,13 @@
 """A tiny decoder-only transformer, one variant per positional scheme.
 
 nanoGPT-style: token embedding, pre-norm blocks (attention, MLP), final norm,
-linear head. Attention is :func:`posenc_docs.attention.attention_torch`; the scheme
+linear head. Attention is `posenc_docs.attention.attention_torch`; the scheme
 decides what reaches it:
 
 - ``"none"``: nothing (only the causal mask carries any order information);
 - ``"learned"`` / ``"sinusoidal"``: a position vector added to each token;
-- ``"rope"``: q and k rotated by :func:`posenc_docs.rope.apply_rope_torch`;
-- ``"alibi"``: :func:`posenc_docs.alibi.alibi_bias_torch` added to the logits.
+- ``"rope"``: q and k rotated by `posenc_docs.rope.apply_rope_torch`;
+- ``"alibi"``: `posenc_docs.alibi.alibi_bias_torch` added to the logits.
 """
 
 # --8<-- [start:setup]
@@ -85,7 +85,7 @@ class TinyGPT(nn.Module):
     Notes
     -----
     ``rope_inv_freq`` and ``rope_attention_factor`` may be replaced after
-    training (a context-extension method from :mod:`posenc_docs.scaling`).
+    training (a context-extension method from `posenc_docs.scaling`).
     """
 
     def __init__(self, scheme, vocab, d_model, n_head, n_layer, max_len):

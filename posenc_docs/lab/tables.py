@@ -1,6 +1,6 @@
 """Markdown tables for the lab page, built from ``results.json`` and the paper.
 
-Torch-free, like :mod:`posenc_docs.lab.results`; the page calls these through
+Torch-free, like `posenc_docs.lab.results`; the page calls these through
 macros, e.g. ``{{ lab.our_table() }}``.
 """
 

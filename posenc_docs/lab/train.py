@@ -109,7 +109,7 @@ def use_rope_scaling(model: TinyGPT, method: str, factor: float, config: Config)
     """Swap the trained RoPE frequencies for a context-extension method's.
 
     ``pi`` (position interpolation), ``ntk`` (NTK-aware base) and ``yarn``
-    from :mod:`posenc_docs.scaling`, with ``factor`` s and L0 = L; YaRN's
+    from `posenc_docs.scaling`, with ``factor`` s and L0 = L; YaRN's
     attention factor multiplies the rotated q and k, i.e. cos and sin.
     """
     d_head, L0 = config.d_model // config.n_head, config.train_len

@@ -8,7 +8,7 @@ config file leaves out are marked in ``note`` with where the default comes from.
 
 Field names follow Hugging Face ``config.json`` where one exists: ``rope_theta``,
 ``max_position_embeddings`` and ``rope_scaling`` (a dict with ``rope_type`` and the
-method's parameters, as accepted by :mod:`posenc_docs.scaling`).
+method's parameters, as accepted by `posenc_docs.scaling`).
 """
 
 from collections.abc import Mapping
@@ -27,7 +27,7 @@ class ModelConfig:
     name : str
         Model name as published (Hub id without the organisation).
     scheme : str
-        Position scheme, one of :data:`SCHEMES`.
+        Position scheme, one of `SCHEMES`.
     hidden_size, num_heads, head_dim : int
         Width of the residual stream, attention heads, width of one head.
     max_position_embeddings : int or None
@@ -542,7 +542,7 @@ def get(name: str) -> ModelConfig:
 
 
 def by_scheme(scheme: str) -> list[ModelConfig]:
-    """Entries whose position scheme is ``scheme`` (one of :data:`SCHEMES`)."""
+    """Entries whose position scheme is ``scheme`` (one of `SCHEMES`)."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     return [entry for entry in _ENTRIES if entry.scheme == scheme]

@@ -1,12 +1,12 @@
 """Small computations behind the demonstrations of Part I.
 
 Each function measures one claim the pages make: that attention cannot see word
-order (:func:`permutation_gap`), that a far-away sinusoidal position looks like
-nothing seen in training (:func:`nearest_training_cosine`,
-:func:`phase_gap`), that the shift ``pos -> pos + k`` is not a
-per-dimension map (:func:`per_dimension_fit_residual`), how much of an input
-vector an added position takes (:func:`position_share`) and which RoPE pairs a
-longer context turns further than training did (:func:`angle_overshoot`).
+order (`permutation_gap`), that a far-away sinusoidal position looks like
+nothing seen in training (`nearest_training_cosine`,
+`phase_gap`), that the shift ``pos -> pos + k`` is not a
+per-dimension map (`per_dimension_fit_residual`), how much of an input
+vector an added position takes (`position_share`) and which RoPE pairs a
+longer context turns further than training did (`angle_overshoot`).
 """
 
 # --8<-- [start:setup]
@@ -76,11 +76,11 @@ def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal
     perm : sequence of int
         New order: row t of the shuffled input is ``x[perm[t]]``.
     head : tuple
-        ``(w_q, w_k, w_v)``, e.g. from :func:`random_head`.
+        ``(w_q, w_k, w_v)``, e.g. from `random_head`.
     added, rotate, bias, causal
         Position signals tied to *slots*, not tokens: ``added`` (T, d) is
         added to the input, ``rotate``/``bias``/``causal`` as in
-        :func:`posenc_docs.attention.self_attention`.
+        `posenc_docs.attention.self_attention`.
 
     Returns
     -------
@@ -111,7 +111,7 @@ def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal
 def word_order_gap(
     first: str, second: str, *, d=16, seed=0, positions=False, causal=False
 ):
-    """:func:`permutation_gap` for two orderings of the same distinct words.
+    """`permutation_gap` for two orderings of the same distinct words.
 
     Parameters
     ----------
@@ -270,12 +270,12 @@ def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
 
 
 def pairs_beyond(pos, train_len: int, d: int, radians: float = 0.5) -> int:
-    """How many pairs :func:`phase_gap` puts more than ``radians`` past training."""
+    """How many pairs `phase_gap` puts more than ``radians`` past training."""
     return int((phase_gap(pos, train_len, d) > radians).sum())
 
 
 def pairs_overshooting(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
-    """How many pairs :func:`angle_overshoot` takes past their trained angles."""
+    """How many pairs `angle_overshoot` takes past their trained angles."""
     over = angle_overshoot(scaled_inv_freq, inv_freq, train_len, new_len)  # (d/2,)
     return int((over > 1 + 1e-9).sum())  # 1e-9: rounding, not an overshoot
 

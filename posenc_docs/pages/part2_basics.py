@@ -2,7 +2,7 @@
 
 Each function returns one number (or a small table) that a page quotes, so the
 text never carries a pasted value. The schemes themselves live in
-:mod:`posenc_docs.sinusoidal`, :mod:`posenc_docs.rope` and :mod:`posenc_docs.alibi`.
+`posenc_docs.sinusoidal`, `posenc_docs.rope` and `posenc_docs.alibi`.
 """
 
 from functools import lru_cache
@@ -68,7 +68,7 @@ def rotation_degrees(position: float, pair: int, d: int, base: float = 10000.0):
 def alibi_slope_table(n_heads: int) -> str:
     """Markdown table: head, paper slope as a power of two and as a number,
     and the value of the article's rule
-    (:func:`posenc_docs.pages.pitfalls.prose_alibi_slopes`) for the same head."""
+    (`posenc_docs.pages.pitfalls.prose_alibi_slopes`) for the same head."""
     slopes, naive = alibi.alibi_slopes(n_heads), pitfalls.prose_alibi_slopes(n_heads)
     rows = []
     for head, (m, wrong) in enumerate(zip(slopes, naive, strict=True), start=1):

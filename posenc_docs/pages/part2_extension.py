@@ -2,7 +2,7 @@
 
 Every function takes plain numbers or a ``models.ModelConfig`` and returns
 numbers; pages call them from macros, examples print them. Notation as in
-:mod:`posenc_docs.scaling`: d rotary dim, b base, L training length,
+`posenc_docs.scaling`: d rotary dim, b base, L training length,
 theta_i = b^(-2i/d), lambda_i = 2*pi/theta_i.
 """
 
@@ -264,7 +264,7 @@ def llama3_wavelength_bounds(model: ModelConfig) -> tuple[float, float]:
 
 
 def position_ops_share(model: ModelConfig, seq_len: int) -> float:
-    """:func:`position_ops_per_token` as a share of one layer's QK^T for a token."""
+    """`position_ops_per_token` as a share of one layer's QK^T for a token."""
     ops = position_ops_per_token(model, seq_len)
     return ops / score_ops_per_token(model, seq_len)
 
@@ -318,7 +318,7 @@ def attention_work_ratio(tokens: float, other_tokens: float) -> float:
 
 
 def models_with_ceiling(tokens: int) -> list[ModelConfig]:
-    """The models whose :func:`context_ceiling` is at least ``tokens``."""
+    """The models whose `context_ceiling` is at least ``tokens``."""
     return [m for m in MODELS.values() if (context_ceiling(m).tokens or 0) >= tokens]
 
 
@@ -345,7 +345,7 @@ def extension_method(model: ModelConfig) -> str | None:
 
 
 def extension_census(entries) -> dict[str, list[str]]:
-    """Model names per :func:`extension_method`, for the configs that extend."""
+    """Model names per `extension_method`, for the configs that extend."""
     census: dict[str, list[str]] = {}
     for model in entries:
         method = extension_method(model)
@@ -421,7 +421,7 @@ def ramp_comparison(model: ModelConfig, alpha: float = 1.0, beta: float = 32.0):
 
 
 def ramp_table(model: ModelConfig, alpha: float = 1.0, beta: float = 32.0) -> str:
-    """Markdown table of :func:`ramp_comparison` over the pairs any rule blends."""
+    """Markdown table of `ramp_comparison` over the pairs any rule blends."""
     from posenc_docs.pages.format import fixed, markdown_table
 
     ramps = ramp_comparison(model, alpha, beta)

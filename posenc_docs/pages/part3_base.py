@@ -1,6 +1,6 @@
 """Numbers behind Part III, page 2: raising the RoPE base (``rope_theta``).
 
-Notation as in :mod:`posenc_docs.scaling`: d rotary dim, b base, L training length,
+Notation as in `posenc_docs.scaling`: d rotary dim, b base, L training length,
 theta_i = b^(-2i/d). The turn census is Part II's (``part2_extension.turn_census``).
 """
 
@@ -85,7 +85,7 @@ def smallest_base(d: int, length: int, start: float = 1e3, step: float = 0.05):
     """First base on the log grid ``start * 10**(k * step)`` with min B_m >= 0.
 
     ``min_cosine_sum`` is not monotone in the base, so a larger base can fail
-    again (see :func:`min_cosine_sum` at the base of interest).
+    again (see `min_cosine_sum` at the base of interest).
     """
     exponent = np.log10(start)
     while min_cosine_sum(d, 10.0**exponent, length) < 0:

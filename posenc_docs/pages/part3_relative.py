@@ -33,12 +33,12 @@ def bucket_edges(*, bidirectional=True, num_buckets=32, max_distance=128, reach=
 
 
 def exact_buckets(**kwargs) -> int:
-    """How many buckets of :func:`bucket_edges` hold a single distance."""
+    """How many buckets of `bucket_edges` hold a single distance."""
     return sum(near == far for _, near, far in bucket_edges(**kwargs)[:-1])
 
 
 def bucket_table(**kwargs) -> str:
-    """Markdown table of :func:`bucket_edges`: one row per bucket."""
+    """Markdown table of `bucket_edges`: one row per bucket."""
     rows = []
     for bucket, near, far in bucket_edges(**kwargs):
         span = f"{near:,}" if near == far else f"{near:,} – {far:,}"
@@ -54,7 +54,7 @@ def bias_entries(model: ModelConfig, seq_len: int) -> int:
 
 
 def bias_gib(model: ModelConfig, seq_len: int, bytes_per_number: int = 4) -> float:
-    """Size of :func:`bias_entries` in GiB (float32 by default)."""
+    """Size of `bias_entries` in GiB (float32 by default)."""
     return bias_entries(model, seq_len) * bytes_per_number / 2**30
 
 

@@ -96,7 +96,7 @@ def sinusoid_table(positions, d: int, variant: str = "paper", base=10000.0):
     Notes
     -----
     Sine on even dimensions, cosine on odd ones, dimension j turning at
-    ``base ** -e_j`` radians per position (:func:`sinusoid_exponents`).
+    ``base ** -e_j`` radians per position (`sinusoid_exponents`).
     """
     omega = base ** -sinusoid_exponents(d, variant)  # (d,)
     angle = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)
@@ -216,7 +216,7 @@ def prose_alibi_slopes(n_heads: int) -> np.ndarray:
     -----
     Section 3 of the ALiBi paper states this for the power-of-two head counts
     it trained. For other n the authors' code does something else
-    (:func:`posenc_docs.alibi.alibi_slopes`); checkpoints follow the code.
+    (`posenc_docs.alibi.alibi_slopes`); checkpoints follow the code.
     """
     return 2.0 ** (-8.0 * np.arange(1, n_heads + 1) / n_heads)
 
@@ -369,7 +369,7 @@ def t2t_inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def t2t_wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
-    """Wavelengths 2*pi/omega_i of :func:`t2t_inv_freq`, in positions, (d/2,)."""
+    """Wavelengths 2*pi/omega_i of `t2t_inv_freq`, in positions, (d/2,)."""
     return 2 * np.pi / t2t_inv_freq(d, base)
 
 

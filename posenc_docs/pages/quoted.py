@@ -2,7 +2,7 @@
 
 Each entry is copied from one table or section of one paper and names it, so a
 page can print the number and say where it comes from (``cite``). Nothing here
-is derived; the ALiBi paper's tables are read from :mod:`posenc_docs.lab.paper`,
+is derived; the ALiBi paper's tables are read from `posenc_docs.lab.paper`,
 which the lab page uses too, so each quoted figure is typed once.
 """
 
