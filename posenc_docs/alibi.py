@@ -22,6 +22,7 @@ from posenc_docs._checks import (
 
 # --8<-- [start:alibi_slopes]
 def alibi_slopes(n_heads: int) -> np.ndarray:
+    # --8<-- [end:alibi_slopes]
     r"""Per-head ALiBi slopes, as in the paper's reference `get_slopes`.
 
     Parameters
@@ -43,6 +44,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     heads, i.e. $2^{-4(2j+1)/c}$: the odd powers of $2^{-4/c}$, which fall between
     the first ones. n = 1 gives $2^{-8}$, the reference code's value.
     """
+    # --8<-- [start:alibi_slopes-body]
     n_heads = checked_int("n_heads", n_heads)
     c = 2 ** math.floor(math.log2(n_heads))  # largest power of two <= n_heads
     k = np.arange(1, c + 1, dtype=np.float64)
@@ -51,7 +53,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     return np.exp2(np.concatenate([-8.0 * k / c, -4.0 * odd / c]))  # (n_heads,)
 
 
-# --8<-- [end:alibi_slopes]
+# --8<-- [end:alibi_slopes-body]
 
 
 def _checked_sizes(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:

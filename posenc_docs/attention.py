@@ -159,6 +159,7 @@ def _check_projections(x, weights, rotate) -> None:
 
 # --8<-- [start:self_attention]
 def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
+    # --8<-- [end:self_attention]
     r"""One attention head over the sequence `x` of shape `(..., T, d_model)`.
 
     Parameters
@@ -191,6 +192,7 @@ def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
     the result is permutation equivariant: permuting the rows of `x`
     permutes the output rows the same way, so word order is invisible.
     """
+    # --8<-- [start:self_attention-body]
     x = _checks.checked_array("x", x, min_ndim=2, floating=False)
     named = {"w_q": w_q, "w_k": w_k, "w_v": w_v}
     w = {n: _checks.checked_array(n, a, floating=False) for n, a in named.items()}
@@ -201,7 +203,7 @@ def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
     return attention(q, k, v, bias=bias, causal=causal)
 
 
-# --8<-- [end:self_attention]
+# --8<-- [end:self_attention-body]
 
 
 def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):

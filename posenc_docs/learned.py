@@ -14,6 +14,7 @@ from posenc_docs._checks import checked_int, checked_real, checked_tensor
 
 # --8<-- [start:parameter_count]
 def parameter_count(max_len: int, d: int) -> int:
+    # --8<-- [end:parameter_count]
     r"""Number of trainable numbers in a learned position table.
 
     Parameters
@@ -33,10 +34,11 @@ def parameter_count(max_len: int, d: int) -> int:
     One row of d numbers per position. GPT-2 small has
     $1024 \cdot 768 = 786{,}432$; BERT-base has $512 \cdot 768 = 393{,}216$.
     """
+    # --8<-- [start:parameter_count-body]
     return checked_int("max_len", max_len) * checked_int("d", d)
 
 
-# --8<-- [end:parameter_count]
+# --8<-- [end:parameter_count-body]
 
 
 class LearnedPositionalEmbedding(nn.Module):

@@ -36,6 +36,7 @@ AXES = ("temporal", "height", "width")
 
 # --8<-- [start:mrope_pair_axes]
 def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
+    # --8<-- [end:mrope_pair_axes]
     r"""Which position axis each rotary pair follows under M-RoPE.
 
     Parameters
@@ -60,6 +61,7 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
     height if $i \bmod 3 = 1$ and $i < 3 s_1$, width if $i \bmod 3 = 2$ and
     $i < 3 s_2$, and time otherwise. The sections must add up to d/2.
     """
+    # --8<-- [start:mrope_pair_axes-body]
     if isinstance(mrope_section, str) or not hasattr(mrope_section, "__len__"):
         raise TypeError(f"mrope_section must be a list of ints, got {mrope_section!r}")
     sizes = [
@@ -76,7 +78,7 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
     return axes
 
 
-# --8<-- [end:mrope_pair_axes]
+# --8<-- [end:mrope_pair_axes-body]
 
 
 def _checked_positions(name, positions, x_shape, n_axes):
@@ -107,6 +109,7 @@ def _sections_for(d: int, mrope_section, interleaved) -> np.ndarray:
 
 # --8<-- [start:rotate_by_axes]
 def rotate_by_axes(x, positions, pair_axis, inv_freq):
+    # --8<-- [end:rotate_by_axes]
     r"""Rotate pair i of x by `positions[pair_axis[i]] * inv_freq[i]` (NumPy).
 
     Parameters
@@ -131,6 +134,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     $b' = b \cos\varphi_i + a \sin\varphi_i$ with
     $\varphi_i = p_{\mathrm{axis}(i)}\, \theta_i$. With one axis this is plain RoPE.
     """
+    # --8<-- [start:rotate_by_axes-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     half = checked_even("x.shape[-1]", x.shape[-1]) // 2
     pair_axis = checked_array("pair_axis", pair_axis, last_dim=half, floating=False)
@@ -143,7 +147,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
 
 
-# --8<-- [end:rotate_by_axes]
+# --8<-- [end:rotate_by_axes-body]
 
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
@@ -161,6 +165,7 @@ def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
 
 # --8<-- [start:apply_mrope]
 def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=False):
+    # --8<-- [end:apply_mrope]
     r"""Qwen2-VL's multimodal RoPE (NumPy, float64).
 
     Parameters
@@ -189,6 +194,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     $p_{\mathrm{axis}(i)}\, b^{-2i/d}$, where axis(i) is the section of pair i
     (`mrope_pair_axes`). With `t = h = w` it is 1-D RoPE.
     """
+    # --8<-- [start:apply_mrope-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     d = checked_even("x.shape[-1]", x.shape[-1])
     pair_axis = _sections_for(d, mrope_section, interleaved)
@@ -197,7 +203,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     return rotate_by_axes(x, positions, pair_axis, theta)
 
 
-# --8<-- [end:apply_mrope]
+# --8<-- [end:apply_mrope-body]
 
 
 def apply_mrope_torch(
@@ -231,6 +237,7 @@ def _axial_frequencies(d: int, base: float):
 
 # --8<-- [start:axial_rope_2d]
 def axial_rope_2d(x, positions_hw, *, base=10000.0):
+    # --8<-- [end:axial_rope_2d]
     r"""2-D axial RoPE for image patches, as in Qwen2-VL's vision tower (NumPy).
 
     Parameters
@@ -253,13 +260,14 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
     $i < d/4$ turn by $\text{row} \cdot b^{-4i/d}$, pairs $i \ge d/4$ by
     $\text{column} \cdot b^{-4(i - d/4)/d}$: each axis gets a d/2-wide RoPE.
     """
+    # --8<-- [start:axial_rope_2d-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     pair_axis, theta = _axial_frequencies(x.shape[-1], base)
     positions = _checked_positions("positions_hw", positions_hw, x.shape, 2)
     return rotate_by_axes(x, positions, pair_axis, theta)
 
 
-# --8<-- [end:axial_rope_2d]
+# --8<-- [end:axial_rope_2d-body]
 
 
 def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
@@ -278,6 +286,7 @@ def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
 
 # --8<-- [start:grid_positions]
 def grid_positions(height: int, width: int) -> np.ndarray:
+    # --8<-- [end:grid_positions]
     r"""Row and column of each patch of a height x width grid, row-major.
 
     Parameters
@@ -296,16 +305,18 @@ def grid_positions(height: int, width: int) -> np.ndarray:
     -----
     Patch $k = r \cdot \text{width} + c$ has row r and column c.
     """
+    # --8<-- [start:grid_positions-body]
     height, width = checked_int("height", height), checked_int("width", width)
     rows, cols = np.divmod(np.arange(height * width), width)
     return np.stack([rows, cols])  # (2, h*w)
 
 
-# --8<-- [end:grid_positions]
+# --8<-- [end:grid_positions-body]
 
 
 # --8<-- [start:text_image_positions]
 def text_image_positions(n_before: int, height: int, width: int, n_after: int):
+    # --8<-- [end:text_image_positions]
     """M-RoPE positions of text, one image (height x width merged patches), text.
 
     Parameters
@@ -331,6 +342,7 @@ def text_image_positions(n_before: int, height: int, width: int, n_after: int):
     `h = s + r`, `w = s + c`; the text after the image resumes at
     `s + max(height, width)`, not at `s + height*width`.
     """
+    # --8<-- [start:text_image_positions-body]
     n_before = checked_int("n_before", n_before, minimum=0)
     n_after = checked_int("n_after", n_after, minimum=0)
     rows, cols = grid_positions(height, width)  # (h*w,) each
@@ -340,4 +352,4 @@ def text_image_positions(n_before: int, height: int, width: int, n_after: int):
     return np.concatenate([np.stack([text] * 3), image, np.stack([after] * 3)], 1)
 
 
-# --8<-- [end:text_image_positions]
+# --8<-- [end:text_image_positions-body]

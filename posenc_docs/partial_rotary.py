@@ -41,6 +41,7 @@ def _checked_config(rotary_dim, d: int, base, layout) -> int:
 
 # --8<-- [start:apply_partial_rope]
 def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+    # --8<-- [end:apply_partial_rope]
     r"""Rotate the first `rotary_dim` features of x; pass the rest through.
 
     Parameters
@@ -69,6 +70,7 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     `out[..., r:] = x[..., r:]`. So $q \cdot k$ is a function of $n - m$ in its
     first r terms and of the features alone in the other $d - r$.
     """
+    # --8<-- [start:apply_partial_rope-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)
     r = _checked_config(rotary_dim, x.shape[-1], base, layout)
     if r == 0:
@@ -78,11 +80,12 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     return np.concatenate([rotated, passed], axis=-1)  # (..., T, d)
 
 
-# --8<-- [end:apply_partial_rope]
+# --8<-- [end:apply_partial_rope-body]
 
 
 # --8<-- [start:apply_partial_rope_torch]
 def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+    # --8<-- [end:apply_partial_rope_torch]
     r"""Torch twin of `apply_partial_rope` (same arguments, tensors in).
 
     Notes
@@ -91,6 +94,7 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     $\theta_i = b^{-2i/r}$, `out[..., r:] = x[..., r:]`. Keeps x's dtype
     (angles in float32, float64 for float64 x) and is differentiable in x.
     """
+    # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
     r = _checked_config(rotary_dim, x.shape[-1], base, layout)
     if r == 0:
@@ -100,4 +104,4 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     return torch.cat([rotated, passed], dim=-1)  # (..., T, d)
 
 
-# --8<-- [end:apply_partial_rope_torch]
+# --8<-- [end:apply_partial_rope_torch-body]

@@ -40,6 +40,7 @@ def _bucket_layout(bidirectional, num_buckets, max_distance):
 def t5_relative_position_bucket(
     relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
 ):
+    # --8<-- [end:t5_relative_position_bucket]
     r"""Bucket index of each signed distance `key - query` (NumPy reference).
 
     Parameters
@@ -66,6 +67,7 @@ def t5_relative_position_bucket(
     $\min\bigl(n - 1,\ e + \lfloor \ln(r/e) / \ln(D/e) \cdot (n - e) \rfloor\bigr)$.
     Bidirectional keys after the query ($j > i$) add n. Logs are float64.
     """
+    # --8<-- [start:t5_relative_position_bucket-body]
     rel = checked_array(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
@@ -81,13 +83,14 @@ def t5_relative_position_bucket(
     return (side + np.where(distance < exact, distance, far)).astype(np.int64)
 
 
-# --8<-- [end:t5_relative_position_bucket]
+# --8<-- [end:t5_relative_position_bucket-body]
 
 
 # --8<-- [start:t5_relative_position_bucket_torch]
 def t5_relative_position_bucket_torch(
     relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
 ):
+    # --8<-- [end:t5_relative_position_bucket_torch]
     """Torch twin of `t5_relative_position_bucket` (same arguments).
 
     Notes
@@ -97,6 +100,7 @@ def t5_relative_position_bucket_torch(
     float32, so at a few distances whose bucket lies just below a whole
     number it can be one bucket higher.)
     """
+    # --8<-- [start:t5_relative_position_bucket_torch-body]
     rel = checked_tensor(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
@@ -112,7 +116,7 @@ def t5_relative_position_bucket_torch(
     return side + torch.where(distance < exact, distance, far)
 
 
-# --8<-- [end:t5_relative_position_bucket_torch]
+# --8<-- [end:t5_relative_position_bucket_torch-body]
 
 
 def _checked_bias_args(table, q_len, k_len) -> tuple[int, int]:
@@ -132,6 +136,7 @@ def _checked_bias_args(table, q_len, k_len) -> tuple[int, int]:
 
 # --8<-- [start:t5_bias]
 def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
+    # --8<-- [end:t5_bias]
     r"""Relative position bias of one layer from its bucket table (NumPy).
 
     Parameters
@@ -157,6 +162,7 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     $\mathrm{bias}_{h,r,j} = \mathrm{table}[\mathrm{bucket}(j - i), h]$ with
     $i = k_{len} - q_{len} + r$.
     """
+    # --8<-- [start:t5_bias-body]
     table = checked_array("table", table)
     q_len, k_len = _checked_bias_args(table, q_len, k_len)
     query_pos = np.arange(k_len - q_len, k_len)  # (q,)
@@ -170,7 +176,7 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     return np.moveaxis(table.astype(np.float64)[bucket], -1, 0)  # (H, q, k)
 
 
-# --8<-- [end:t5_bias]
+# --8<-- [end:t5_bias-body]
 
 
 def t5_bias_torch(table, q_len, k_len, *, bidirectional=True, max_distance=128):

@@ -24,6 +24,7 @@ LAYOUTS = ("interleaved", "half")
 
 # --8<-- [start:inv_freq]
 def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
+    # --8<-- [end:inv_freq]
     r"""Rotation frequencies of the d/2 pairs (NumPy, float64).
 
     Parameters
@@ -42,12 +43,13 @@ def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
     -----
     $\theta_i = b^{-2i/d}$ for $i = 0, \dots, d/2 - 1$ (RoFormer eq. 15).
     """
+    # --8<-- [start:inv_freq-body]
     d = _checks.checked_even("d", d)
     base = _checks.checked_real("base", base, gt=1)
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
-# --8<-- [end:inv_freq]
+# --8<-- [end:inv_freq-body]
 
 _default_inv_freq = inv_freq  # parameters named `inv_freq` shadow the function
 
@@ -116,6 +118,7 @@ def _numpy_args(x, positions, base, inv_freq, layout="interleaved"):
 
 # --8<-- [start:apply_rope]
 def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=None):
+    # --8<-- [end:apply_rope]
     r"""Rotate the feature pairs of x by their positions' angles (NumPy, float64).
 
     Parameters
@@ -144,6 +147,7 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     $$a' = a \cos(m\theta_i) - b \sin(m\theta_i), \qquad
     b' = b \cos(m\theta_i) + a \sin(m\theta_i).$$
     """
+    # --8<-- [start:apply_rope-body]
     x, positions, theta = _numpy_args(x, positions, base, inv_freq, layout)
     angle = angles(positions, theta)  # (..., T, d/2)
     cos, sin = np.cos(angle), np.sin(angle)
@@ -157,7 +161,7 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     return np.concatenate([out1, out2], axis=-1)  # (..., T, d)
 
 
-# --8<-- [end:apply_rope]
+# --8<-- [end:apply_rope-body]
 
 
 def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
@@ -418,6 +422,7 @@ def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
 
 # --8<-- [start:interleaved_to_half_permutation]
 def interleaved_to_half_permutation(d: int) -> np.ndarray:
+    # --8<-- [end:interleaved_to_half_permutation]
     r"""Row order converting one head's q/k weight rows from interleaved to half.
 
     Parameters
@@ -440,11 +445,12 @@ def interleaved_to_half_permutation(d: int) -> np.ndarray:
     W_q and W_k only (W_v and W_o are untouched). For a `(n_heads*d, hidden)`
     weight apply it within each head: `permute_qk_weight`.
     """
+    # --8<-- [start:interleaved_to_half_permutation-body]
     d = _checks.checked_even("d", d)
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (d,)
 
 
-# --8<-- [end:interleaved_to_half_permutation]
+# --8<-- [end:interleaved_to_half_permutation-body]
 
 
 def half_to_interleaved_permutation(d: int) -> np.ndarray:

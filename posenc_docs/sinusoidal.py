@@ -24,6 +24,7 @@ from posenc_docs._checks import (  # each raises TypeError/ValueError naming the
 
 # --8<-- [start:encode]
 def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
+    # --8<-- [end:encode]
     r"""Sinusoidal encoding of one position or an array of positions.
 
     Parameters
@@ -48,6 +49,7 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
     \omega_i = base^{-2i/d}
     $$
     """
+    # --8<-- [start:encode-body]
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     pos = checked_array("pos", pos, min_ndim=0, floating=False)  # shape S
     omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,) one frequency per pair
@@ -58,7 +60,7 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
     return out
 
 
-# --8<-- [end:encode]
+# --8<-- [end:encode-body]
 
 
 def table(n_positions: int, d: int, base: float = 10000.0) -> np.ndarray:
@@ -132,6 +134,7 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
 
 # --8<-- [start:shift_matrix]
 def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
+    # --8<-- [end:shift_matrix]
     r"""The (d, d) matrix $M_k$ with $PE(pos + k) = M_k\, PE(pos)$ for all pos.
 
     Parameters
@@ -154,6 +157,7 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
 
     by the angle-addition formulas. It does not depend on `pos`.
     """
+    # --8<-- [start:shift_matrix-body]
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     k = checked_real("k", k)
     m = np.zeros((d, d))
@@ -163,7 +167,7 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
     return m
 
 
-# --8<-- [end:shift_matrix]
+# --8<-- [end:shift_matrix-body]
 
 
 class SinusoidalPositionalEncoding(torch.nn.Module):

@@ -34,6 +34,7 @@ def _work(positions: torch.Tensor) -> torch.Tensor:
 
 # --8<-- [start:llama4_attention_scale]
 def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
+    # --8<-- [end:llama4_attention_scale]
     r"""Llama 4's attention-temperature factor for queries on its NoPE layers.
 
     Parameters
@@ -56,13 +57,14 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
     F tokens. Hugging Face's `Llama4TextAttention` multiplies the NoPE layers'
     queries by it (after their projection; the keys are not scaled).
     """
+    # --8<-- [start:llama4_attention_scale-body]
     p = checked_array("positions", positions, min_ndim=0, floating=False)
     F = checked_int("floor_scale", floor_scale)
     a = checked_real("attn_scale", attn_scale, ge=0)
     return 1.0 + a * np.log1p(np.floor((p.astype(np.float64) + 1.0) / F))
 
 
-# --8<-- [end:llama4_attention_scale]
+# --8<-- [end:llama4_attention_scale-body]
 
 
 def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1):
@@ -75,6 +77,7 @@ def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1)
 
 # --8<-- [start:qwen_logn_scale]
 def qwen_logn_scale(positions, *, seq_length=8192):
+    # --8<-- [end:qwen_logn_scale]
     r"""Qwen's log-n attention factor (`use_logn_attn`) for queries.
 
     Parameters
@@ -95,13 +98,14 @@ def qwen_logn_scale(positions, *, seq_length=8192):
     `logn_list` of Qwen's `modeling_qwen.py`, which multiplies the queries
     (after RoPE) at inference only, and only once there are more than L keys.
     """
+    # --8<-- [start:qwen_logn_scale-body]
     p = checked_array("positions", positions, min_ndim=0, floating=False)
     L = checked_int("seq_length", seq_length, minimum=2)
     n = p.astype(np.float64) + 1.0  # keys a query at p attends to
     return np.where(n > L, np.log(np.maximum(n, 1.0)) / np.log(L), 1.0)
 
 
-# --8<-- [end:qwen_logn_scale]
+# --8<-- [end:qwen_logn_scale-body]
 
 
 def qwen_logn_scale_torch(positions, *, seq_length=8192):
@@ -115,6 +119,7 @@ def qwen_logn_scale_torch(positions, *, seq_length=8192):
 
 # --8<-- [start:yarn_logit_scale]
 def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0):
+    # --8<-- [end:yarn_logit_scale]
     r"""YaRN's logit factor if its scale s were set to the length reached at p.
 
     Parameters
@@ -138,6 +143,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
     cos and sin by g, so q and k both grow by g and the logits by $g^2$. A real
     YaRN config fixes s once: every position gets the factor of that s.
     """
+    # --8<-- [start:yarn_logit_scale-body]
     p = checked_array("positions", positions, min_ndim=0, floating=False)
     L = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings
@@ -148,7 +154,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
     return np.square(g).reshape(factors.shape)
 
 
-# --8<-- [end:yarn_logit_scale]
+# --8<-- [end:yarn_logit_scale-body]
 
 
 def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscale=1.0):
@@ -164,6 +170,7 @@ def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscal
 
 # --8<-- [start:nope_layers]
 def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
+    # --8<-- [end:nope_layers]
     r"""Layers of a Llama 4 stack that apply no rotary embedding (iRoPE).
 
     Parameters
@@ -186,6 +193,7 @@ def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
     Default: layer l uses RoPE iff $(l + 1) \bmod \text{interval} \ne 0$, so with 4 the
     NoPE layers are 3, 7, 11, ... (Hugging Face's `Llama4TextConfig`).
     """
+    # --8<-- [start:nope_layers-body]
     num_layers = checked_int("num_layers", num_layers)
     interval = checked_int("no_rope_layer_interval", no_rope_layer_interval)
     if not no_rope_layers:  # HF: `if self.no_rope_layers` else the default
@@ -200,4 +208,4 @@ def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
     return [layer for layer in range(num_layers) if not flags[layer]]
 
 
-# --8<-- [end:nope_layers]
+# --8<-- [end:nope_layers-body]

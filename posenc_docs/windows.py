@@ -36,6 +36,7 @@ def _check_mask_args(q_len, k_len, window) -> tuple[int, int, int]:
 
 # --8<-- [start:sliding_window_mask]
 def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
+    # --8<-- [end:sliding_window_mask]
     r"""Causal sliding-window mask: which keys each query may attend to.
 
     Parameters
@@ -58,13 +59,14 @@ def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
     Query row r sits at position $i = k_{len} - q_{len} + r$; key j is visible iff
     $i - \text{window} < j \le i$. With `window >= k_len` it is the causal mask.
     """
+    # --8<-- [start:sliding_window_mask-body]
     q_len, k_len, window = _check_mask_args(q_len, k_len, window)
     i = np.arange(k_len - q_len, k_len)[:, None]  # (q, 1) query positions
     j = np.arange(k_len)[None, :]  # (1, k) key positions
     return (j <= i) & (j > i - window)  # (q, k)
 
 
-# --8<-- [end:sliding_window_mask]
+# --8<-- [end:sliding_window_mask-body]
 
 
 def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=None):
@@ -99,6 +101,7 @@ def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=Non
 
 # --8<-- [start:layer_types]
 def layer_types(num_layers: int, pattern: int) -> list[str]:
+    # --8<-- [end:layer_types]
     r"""Local and global layers of a Gemma-style stack.
 
     Parameters
@@ -120,16 +123,18 @@ def layer_types(num_layers: int, pattern: int) -> list[str]:
     Layer l (from 0) is global iff $(l + 1) \bmod \text{pattern} = 0$, as in Hugging
     Face's `Gemma2Config` / `Gemma3TextConfig` when `layer_types` is unset.
     """
+    # --8<-- [start:layer_types-body]
     num_layers = checked_int("num_layers", num_layers)
     pattern = checked_int("pattern", pattern)
     return [LAYER_TYPES[(layer + 1) % pattern == 0] for layer in range(num_layers)]
 
 
-# --8<-- [end:layer_types]
+# --8<-- [end:layer_types-body]
 
 
 # --8<-- [start:rolling_cache_positions]
 def rolling_cache_positions(window: int, step: int):
+    # --8<-- [end:rolling_cache_positions]
     r"""Tokens a rolling KV cache holds at a decoding step, and their positions.
 
     Parameters
@@ -151,17 +156,19 @@ def rolling_cache_positions(window: int, step: int):
     Hugging Face's `DynamicSlidingWindowLayer` returns), and `positions = tokens`: the
     query-key offsets stay below `window` while the positions grow.
     """
+    # --8<-- [start:rolling_cache_positions-body]
     window = checked_int("window", window)
     step = checked_int("step", step, minimum=0)
     tokens = np.arange(max(0, step - window + 1), step + 1)  # (<= window,)
     return tokens, tokens.copy()
 
 
-# --8<-- [end:rolling_cache_positions]
+# --8<-- [end:rolling_cache_positions-body]
 
 
 # --8<-- [start:sink_cache_positions]
 def sink_cache_positions(n_sink: int, window: int, step: int):
+    # --8<-- [end:sink_cache_positions]
     """StreamingLLM: the first tokens plus a rolling window, positions re-assigned.
 
     Parameters
@@ -186,6 +193,7 @@ def sink_cache_positions(n_sink: int, window: int, step: int):
     offset exceeds `n_sink + window - 1` however long the stream. Keys are
     cached without rotation and rotated at their cache position (paper, 3.2).
     """
+    # --8<-- [start:sink_cache_positions-body]
     n_sink = checked_int("n_sink", n_sink, minimum=0)
     window, step = checked_int("window", window), checked_int("step", step, 0)
     recent = np.arange(max(n_sink, step - window + 1), step + 1)
@@ -193,4 +201,4 @@ def sink_cache_positions(n_sink: int, window: int, step: int):
     return tokens, np.arange(len(tokens))
 
 
-# --8<-- [end:sink_cache_positions]
+# --8<-- [end:sink_cache_positions-body]

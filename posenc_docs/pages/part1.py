@@ -21,6 +21,7 @@ from posenc_docs.sinusoidal import encode, table
 
 # --8<-- [start:toy_embeddings]
 def toy_embeddings(words, d: int, seed: int = 0) -> dict:
+    # --8<-- [end:toy_embeddings]
     """One random N(0, 1) vector of width ``d`` per distinct word, reproducibly.
 
     Parameters
@@ -37,6 +38,7 @@ def toy_embeddings(words, d: int, seed: int = 0) -> dict:
     dict
         ``word -> numpy.ndarray`` of shape ``(d,)``, float64.
     """
+    # --8<-- [start:toy_embeddings-body]
     if not isinstance(d, (int, np.integer)) or d <= 0:
         raise ValueError(f"d must be a positive integer, got {d!r}")
     vocab = list(dict.fromkeys(words))
@@ -44,11 +46,12 @@ def toy_embeddings(words, d: int, seed: int = 0) -> dict:
     return dict(zip(vocab, rows, strict=True))
 
 
-# --8<-- [end:toy_embeddings]
+# --8<-- [end:toy_embeddings-body]
 
 
 # --8<-- [start:random_head]
 def random_head(d_model: int, d_head: int, seed: int = 0):
+    # --8<-- [end:random_head]
     """Random query, key and value projections for one attention head.
 
     Returns
@@ -57,16 +60,18 @@ def random_head(d_model: int, d_head: int, seed: int = 0):
         ``(w_q, w_k, w_v)``, each ``(d_model, d_head)`` with entries
         N(0, 1/d_model), so projections keep roughly unit scale.
     """
+    # --8<-- [start:random_head-body]
     rng = np.random.default_rng(seed)
     scale = 1 / np.sqrt(d_model)
     return tuple(scale * rng.standard_normal((d_model, d_head)) for _ in range(3))
 
 
-# --8<-- [end:random_head]
+# --8<-- [end:random_head-body]
 
 
 # --8<-- [start:permutation_gap]
 def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal=False):
+    # --8<-- [end:permutation_gap]
     r"""How far attention is from ignoring order: ``max |f(x[perm]) - f(x)[perm]|``.
 
     Parameters
@@ -92,6 +97,7 @@ def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal
     With $f(x) = \mathrm{attn}(x + P)$: without $P$, mask or bias, attention
     is permutation equivariant, $f(\Pi x) = \Pi f(x)$, so the gap is 0.
     """
+    # --8<-- [start:permutation_gap-body]
     x, perm = np.asarray(x, dtype=np.float64), np.asarray(perm)
     if sorted(perm.tolist()) != list(range(len(x))):
         raise ValueError(f"perm must be a permutation of 0..{len(x) - 1}, got {perm}")
@@ -105,7 +111,7 @@ def permutation_gap(x, perm, head, *, added=None, rotate=None, bias=None, causal
     return float(np.abs(f(x[perm]) - f(x)[perm]).max())
 
 
-# --8<-- [end:permutation_gap]
+# --8<-- [end:permutation_gap-body]
 
 
 def word_order_gap(
@@ -145,6 +151,7 @@ def word_order_gap(
 
 # --8<-- [start:nearest_training_cosine]
 def nearest_training_cosine(pos, train_len: int, d: int, base: float = 10000.0):
+    # --8<-- [end:nearest_training_cosine]
     r"""Cosine similarity of ``PE(pos)`` to the most similar ``PE(p)``, p < train_len.
 
     Notes
@@ -153,17 +160,19 @@ def nearest_training_cosine(pos, train_len: int, d: int, base: float = 10000.0):
     $\max_{p < L} PE(pos) \cdot PE(p) / (d/2)$. Inside training the nearest
     row is a neighbor; far outside it can be far below 1.
     """
+    # --8<-- [start:nearest_training_cosine-body]
     if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
         raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
     seen = table(train_len, d, base)  # (L, d)
     return float((seen @ encode(pos, d, base)).max() / (d / 2))
 
 
-# --8<-- [end:nearest_training_cosine]
+# --8<-- [end:nearest_training_cosine-body]
 
 
 # --8<-- [start:phase_gap]
 def phase_gap(pos, train_len: int, d: int, base: float = 10000.0) -> np.ndarray:
+    # --8<-- [end:phase_gap]
     r"""Per sin/cos pair: how far, in radians, ``pos`` turns it beyond training.
 
     Returns
@@ -181,6 +190,7 @@ def phase_gap(pos, train_len: int, d: int, base: float = 10000.0) -> np.ndarray:
     $\phi = pos\,\omega_i \bmod 2\pi$, the gap is 0 if $\phi \le a_i$,
     else $\min(\phi - a_i,\ 2\pi - \phi)$.
     """
+    # --8<-- [start:phase_gap-body]
     if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
         raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
     omega = inv_freq(d, base)  # (d/2,) one frequency per pair
@@ -190,11 +200,12 @@ def phase_gap(pos, train_len: int, d: int, base: float = 10000.0) -> np.ndarray:
     return np.where(arc >= 2 * np.pi, 0.0, outside)
 
 
-# --8<-- [end:phase_gap]
+# --8<-- [end:phase_gap-body]
 
 
 # --8<-- [start:per_dimension_fit_residual]
 def per_dimension_fit_residual(k, d: int, n_positions: int = 200, base=10000.0):
+    # --8<-- [end:per_dimension_fit_residual]
     r"""Worst error of the best per-dimension map ``PE(p+k)_j ~ a_j PE(p)_j + b_j``.
 
     Notes
@@ -205,6 +216,7 @@ def per_dimension_fit_residual(k, d: int, n_positions: int = 200, base=10000.0):
     the shift is a 2x2 rotation per pair (``sinusoidal.shift_matrix``), not a
     scaling per dimension.
     """
+    # --8<-- [start:per_dimension_fit_residual-body]
     now, later = table(n_positions, d, base), table(n_positions + k, d, base)[k:]
     worst = 0.0
     for j in range(d):
@@ -214,11 +226,12 @@ def per_dimension_fit_residual(k, d: int, n_positions: int = 200, base=10000.0):
     return worst
 
 
-# --8<-- [end:per_dimension_fit_residual]
+# --8<-- [end:per_dimension_fit_residual-body]
 
 
 # --8<-- [start:position_share]
 def position_share(embedding_std: float) -> float:
+    # --8<-- [end:position_share]
     r"""Expected share of ``||e + PE||^2`` that the sinusoidal ``PE`` contributes.
 
     Parameters
@@ -233,12 +246,13 @@ def position_share(embedding_std: float) -> float:
     mean 0, so the share is $\frac{d/2}{d/2 + d\sigma^2} = \frac{1}{1+2\sigma^2}$
     for every width d.
     """
+    # --8<-- [start:position_share-body]
     if not embedding_std >= 0:
         raise ValueError(f"embedding_std must be >= 0, got {embedding_std!r}")
     return 1 / (1 + 2 * embedding_std**2)
 
 
-# --8<-- [end:position_share]
+# --8<-- [end:position_share-body]
 
 
 def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):

@@ -38,6 +38,7 @@ class TurnCensus:
 
 
 def turn_census(d: int, base: float, length: float) -> TurnCensus:
+    # --8<-- [end:turn_census]
     r"""Count the pairs whose wavelength fits inside the training length.
 
     Notes
@@ -47,6 +48,7 @@ def turn_census(d: int, base: float, length: float) -> TurnCensus:
     $[0, L\theta_i) \subset [0, 2\pi)$, so positions past $L$ give it angles it
     never saw. Wavelengths grow with i, so the first kind is a prefix.
     """
+    # --8<-- [start:turn_census-body]
     checked_real("length", length, gt=0)
     wavelength = scaling.wavelengths(rope.inv_freq(d, base))  # (d/2,), increasing
     full = int(np.count_nonzero(wavelength < length))
@@ -62,7 +64,7 @@ def turn_census(d: int, base: float, length: float) -> TurnCensus:
     )
 
 
-# --8<-- [end:turn_census]
+# --8<-- [end:turn_census-body]
 
 
 # --8<-- [start:model_inv_freq]
@@ -74,6 +76,7 @@ def _rope_fields(model: ModelConfig) -> tuple[int, float]:
 
 
 def model_inv_freq(model: ModelConfig, seq_len: int | None = None):
+    # --8<-- [end:model_inv_freq]
     """``(inv_freq, attention_factor)`` of a RoPE model, scaling applied.
 
     The model's ``rope_scaling`` dict goes to ``scaling.from_rope_scaling``,
@@ -81,6 +84,7 @@ def model_inv_freq(model: ModelConfig, seq_len: int | None = None):
     ``llama3``, ...); without one the frequencies are plain ``base^(-2i/d)`` and
     the factor is 1. ``seq_len`` matters only for LongRoPE (which list of factors).
     """
+    # --8<-- [start:model_inv_freq-body]
     d, base = _rope_fields(model)
     return scaling.from_rope_scaling(
         d,
@@ -91,7 +95,7 @@ def model_inv_freq(model: ModelConfig, seq_len: int | None = None):
     )
 
 
-# --8<-- [end:model_inv_freq]
+# --8<-- [end:model_inv_freq-body]
 
 
 def model_scale_factors(model: ModelConfig, seq_len: int | None = None) -> np.ndarray:
@@ -123,6 +127,7 @@ class Ceiling:
 
 
 def context_ceiling(model: ModelConfig) -> Ceiling:
+    # --8<-- [end:context_ceiling]
     """Read a model's ceiling from its config; for scaled RoPE also L0 x factor.
 
     Notes
@@ -133,6 +138,7 @@ def context_ceiling(model: ModelConfig) -> Ceiling:
     length in ``max_position_embeddings``; for ``llama3`` $L_0 s$ is *not* it
     (s is the slow-down of the slowest pairs, not the length ratio).
     """
+    # --8<-- [start:context_ceiling-body]
     params = model.rope_scaling or {}
     kind = params.get("rope_type")
     configured = model.max_position_embeddings
@@ -147,11 +153,12 @@ def context_ceiling(model: ModelConfig) -> Ceiling:
     return Ceiling(configured, original, factor, product, configured, rule)
 
 
-# --8<-- [end:context_ceiling]
+# --8<-- [end:context_ceiling-body]
 
 
 # --8<-- [start:pi_bounds]
 def pi_bound_constant(base: float = 10000.0) -> float:
+    # --8<-- [end:pi_bounds]
     r"""Denominator of PI's interpolation bound, $32 \ln b$ (294.73 at b = 1e4).
 
     Notes
@@ -159,16 +166,20 @@ def pi_bound_constant(base: float = 10000.0) -> float:
     PI (Chen et al. 2023, eq. 7): $|a(s) - a_{lin}(s)| \le
     d \max_j |h_j| / (32 \ln b)$ between neighbouring integer offsets.
     """
+    # --8<-- [start:pi_bounds-body]
     checked_real("base", base, gt=1)
     return 32 * math.log(base)
 
 
 def paper_bound_ratio(base: float = 10000.0) -> float:
+    # --8<-- [end:pi_bounds-body]
     r"""PI's "about 600 times": the bound ratio if $B(s) = d$, i.e. $64 \ln b$."""
+    # --8<-- [start:pi_bounds-body2]
     return 2 * pi_bound_constant(base)
 
 
 def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
+    # --8<-- [end:pi_bounds-body2]
     r"""Extrapolation bound / interpolation bound at relative offset ``s``.
 
     Notes
@@ -180,10 +191,11 @@ def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
     $|A_k|$). Divided by PI's bound the ratio is
     $64 \ln(b) B(s) / d = 32 \ln(b)\, u(s)$; PI's "600x" is its value if $B(s) = d$.
     """
+    # --8<-- [start:pi_bounds-body3]
     return float(rope.relative_upper_bound(s, d, base)) * pi_bound_constant(base)
 
 
-# --8<-- [end:pi_bounds]
+# --8<-- [end:pi_bounds-body3]
 
 
 # --8<-- [start:costs]
@@ -209,12 +221,14 @@ def position_ops_per_token(model: ModelConfig, seq_len: int) -> int:
 
 
 def score_ops_per_token(model: ModelConfig, seq_len: int) -> int:
+    # --8<-- [end:costs]
     """FLOPs of one layer's $QK^T$ row per token: 2 H L d_head (H L d_head MACs)."""
+    # --8<-- [start:costs-body]
     checked_real("seq_len", seq_len, gt=0)
     return 2 * model.num_heads * seq_len * model.head_dim
 
 
-# --8<-- [end:costs]
+# --8<-- [end:costs-body]
 
 
 # --8<-- [start:tokens_for_words]

@@ -41,6 +41,7 @@ def census_table(names=BASE_MODELS) -> str:
 
 # --8<-- [start:equivalent_ntk_factor]
 def equivalent_ntk_factor(d: int, base: float, new_base: float) -> float:
+    # --8<-- [end:equivalent_ntk_factor]
     """The NTK-aware factor s whose base ``b s^(d/(d-2))`` is ``new_base``.
 
     Notes
@@ -48,10 +49,11 @@ def equivalent_ntk_factor(d: int, base: float, new_base: float) -> float:
     NTK-aware scaling sets ``b' = b s^(d/(d-2))``, so ``s = (b'/b)^((d-2)/d)``:
     raising the base from b to b' is NTK-aware scaling by that s.
     """
+    # --8<-- [start:equivalent_ntk_factor-body]
     return (new_base / base) ** ((d - 2) / d)
 
 
-# --8<-- [end:equivalent_ntk_factor]
+# --8<-- [end:equivalent_ntk_factor-body]
 
 
 def ntk_frequency_gap(d: int, base: float, new_base: float) -> float:
@@ -63,6 +65,7 @@ def ntk_frequency_gap(d: int, base: float, new_base: float) -> float:
 
 # --8<-- [start:cosine_sum]
 def cosine_sum(m, d: int, base: float) -> np.ndarray:
+    # --8<-- [end:cosine_sum]
     r"""$B_m = \sum_{i=0}^{d/2-1} \cos(m \theta_i)$ for every distance in ``m``.
 
     Notes
@@ -71,29 +74,34 @@ def cosine_sum(m, d: int, base: float) -> np.ndarray:
     $E[q^\top R_m q] = 2 \sigma^2 B_m$ (the trace of $R_m$ is $2 B_m$): two
     identical tokens m apart keep a positive expected score while $B_m \ge 0$.
     """
+    # --8<-- [start:cosine_sum-body]
     m = np.asarray(m, dtype=np.float64)
     return np.cos(np.multiply.outer(m, rope.inv_freq(d, base))).sum(-1)  # m's shape
 
 
 def min_cosine_sum(d: int, base: float, length: int) -> float:
+    # --8<-- [end:cosine_sum-body]
     """The smallest $B_m$ over the distances m = 0 .. ``length``."""
+    # --8<-- [start:cosine_sum-body2]
     return float(cosine_sum(np.arange(length + 1), d, base).min())
 
 
 @lru_cache(maxsize=32)
 def smallest_base(d: int, length: int, start: float = 1e3, step: float = 0.05):
+    # --8<-- [end:cosine_sum-body2]
     """First base on the log grid ``start * 10**(k * step)`` with min B_m >= 0.
 
     ``min_cosine_sum`` is not monotone in the base, so a larger base can fail
     again (see `min_cosine_sum` at the base of interest).
     """
+    # --8<-- [start:cosine_sum-body3]
     exponent = np.log10(start)
     while min_cosine_sum(d, 10.0**exponent, length) < 0:
         exponent += step
     return float(10.0**exponent)
 
 
-# --8<-- [end:cosine_sum]
+# --8<-- [end:cosine_sum-body3]
 
 
 def bound_table(names=BASE_MODELS) -> str:

@@ -38,6 +38,7 @@ def partial_table(names=PARTIAL_MODELS) -> str:
 
 # --8<-- [start:mla_absorption_gaps]
 def mla_absorption_gaps(d_latent=64, d_nope=32, d_rope=16, n_keys=40, seed=0):
+    # --8<-- [end:mla_absorption_gaps]
     """Max |score error| of the absorbed form of MLA attention, three ways.
 
     Returns
@@ -55,6 +56,7 @@ def mla_absorption_gaps(d_latent=64, d_nope=32, d_rope=16, n_keys=40, seed=0):
     ``(R_i q)^T R_j W_UK c_j = q^T R_(j-i) W_UK c_j``: the matrix between q and
     c_j changes with j - i, so no single matrix can be folded into the query.
     """
+    # --8<-- [start:mla_absorption_gaps-body]
     rng = np.random.default_rng(seed)
     w_uk = rng.standard_normal((d_nope, d_latent))  # up-projection of the keys
     latents = rng.standard_normal((n_keys, d_latent))  # c_j: what the cache holds
@@ -76,7 +78,7 @@ def mla_absorption_gaps(d_latent=64, d_nope=32, d_rope=16, n_keys=40, seed=0):
     }
 
 
-# --8<-- [end:mla_absorption_gaps]
+# --8<-- [end:mla_absorption_gaps-body]
 
 
 # --8<-- [start:mla_cache]

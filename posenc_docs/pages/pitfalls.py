@@ -21,6 +21,7 @@ from posenc_docs import alibi, partial_rotary, rope, scaling, temperature, windo
 # --8<-- [start:layout_mismatch]
 @lru_cache(maxsize=8)
 def layout_mismatch(d: int = 64, n_tokens: int = 32, seed: int = 0) -> dict:
+    # --8<-- [end:layout_mismatch]
     """Scores of Meta-layout (interleaved) q/k weights under half-split RoPE.
 
     Returns
@@ -37,6 +38,7 @@ def layout_mismatch(d: int = 64, n_tokens: int = 32, seed: int = 0) -> dict:
     pairs ``(2i, 2i+1)``. Only permuting the rows of W_q and W_k makes the
     same two features turn together again; W_v and W_o are untouched.
     """
+    # --8<-- [start:layout_mismatch-body]
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n_tokens, d))  # (T, hidden), hidden = d here
     w_q, w_k = rng.standard_normal((2, d, d)) / math.sqrt(d)  # (d_out, hidden)
@@ -57,7 +59,7 @@ def layout_mismatch(d: int = 64, n_tokens: int = 32, seed: int = 0) -> dict:
     }
 
 
-# --8<-- [end:layout_mismatch]
+# --8<-- [end:layout_mismatch-body]
 
 
 # --8<-- [start:sinusoid_exponents]
@@ -65,6 +67,7 @@ EXPONENT_VARIANTS = ("paper", "dimension", "doubled")
 
 
 def sinusoid_exponents(d: int, variant: str = "paper") -> np.ndarray:
+    # --8<-- [end:sinusoid_exponents]
     r"""Exponent e_j in ``base ** -e_j`` for every dimension j, shape ``(d,)``.
 
     Notes
@@ -75,6 +78,7 @@ def sinusoid_exponents(d: int, variant: str = "paper") -> np.ndarray:
     ``"doubled"``: $e_j = 2j/d$, the paper's $2i$ with $i$ read as the dimension
     index (the 2 is counted twice).
     """
+    # --8<-- [start:sinusoid_exponents-body]
     j = np.arange(d)
     if variant == "paper":
         return 2 * (j // 2) / d
@@ -86,11 +90,12 @@ def sinusoid_exponents(d: int, variant: str = "paper") -> np.ndarray:
     raise ValueError(f"variant must be one of {allowed}, got {variant!r}")
 
 
-# --8<-- [end:sinusoid_exponents]
+# --8<-- [end:sinusoid_exponents-body]
 
 
 # --8<-- [start:sinusoid_table]
 def sinusoid_table(positions, d: int, variant: str = "paper", base=10000.0):
+    # --8<-- [end:sinusoid_table]
     """Sinusoidal encodings with each variant's exponents, shape ``(..., d)``.
 
     Notes
@@ -98,13 +103,14 @@ def sinusoid_table(positions, d: int, variant: str = "paper", base=10000.0):
     Sine on even dimensions, cosine on odd ones, dimension j turning at
     ``base ** -e_j`` radians per position (`sinusoid_exponents`).
     """
+    # --8<-- [start:sinusoid_table-body]
     omega = base ** -sinusoid_exponents(d, variant)  # (d,)
     angle = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)
     is_even = np.arange(d) % 2 == 0
     return np.where(is_even, np.sin(angle), np.cos(angle))  # (..., d)
 
 
-# --8<-- [end:sinusoid_table]
+# --8<-- [end:sinusoid_table-body]
 
 
 # --8<-- [start:offset_similarity_spread]
@@ -117,6 +123,7 @@ def variant_similarity(starts, k, d: int, variant: str = "paper") -> np.ndarray:
 
 
 def offset_similarity_spread(offsets, d: int, variant: str = "paper", starts=2048):
+    # --8<-- [end:offset_similarity_spread]
     r"""Largest spread, over the starts p, of ``PE(p) . PE(p + k)``, for any k.
 
     Parameters
@@ -132,13 +139,14 @@ def offset_similarity_spread(offsets, d: int, variant: str = "paper", starts=204
     whatever p is. Any variant whose sine and cosine disagree on a frequency makes
     the similarity depend on where the pair sits, not only on the offset.
     """
+    # --8<-- [start:offset_similarity_spread-body]
     p = np.arange(starts) if np.ndim(starts) == 0 else np.asarray(starts)
     k = np.atleast_1d(np.asarray(offsets))
     dots = variant_similarity(p[:, None], k[None, :], d, variant)  # (P, K)
     return float(np.ptp(dots, axis=0).max())
 
 
-# --8<-- [end:offset_similarity_spread]
+# --8<-- [end:offset_similarity_spread-body]
 
 
 def frozen_dimensions(d: int, variant: str, length: int, base=10000.0) -> int:
@@ -155,6 +163,7 @@ def frozen_dimensions(d: int, variant: str, length: int, base=10000.0) -> int:
 
 # --8<-- [start:concatenated_encoding]
 def concatenated_encoding(positions, d: int, base=10000.0) -> np.ndarray:
+    # --8<-- [end:concatenated_encoding]
     r"""``[sin | cos]`` layout (tensor2tensor, fairseq, diffusers), ``(..., d)``.
 
     Notes
@@ -162,16 +171,18 @@ def concatenated_encoding(positions, d: int, base=10000.0) -> np.ndarray:
     The same d/2 angles $pos\,\omega_i$ as the paper, all sines first and then
     all cosines, instead of alternating sin, cos per pair.
     """
+    # --8<-- [start:concatenated_encoding-body]
     omega = rope.inv_freq(d, base)  # (d/2,)
     angle = np.multiply.outer(np.asarray(positions, dtype=np.float64), omega)
     return np.concatenate([np.sin(angle), np.cos(angle)], axis=-1)
 
 
-# --8<-- [end:concatenated_encoding]
+# --8<-- [end:concatenated_encoding-body]
 
 
 # --8<-- [start:layout_equivalence]
 def layout_equivalence(d: int = 64, n_positions: int = 128, seed: int = 0):
+    # --8<-- [end:layout_equivalence]
     """Interleaved vs concatenated sin/cos: how far apart three things are.
 
     Returns
@@ -188,6 +199,7 @@ def layout_equivalence(d: int = 64, n_positions: int = 128, seed: int = 0):
     even ones first). Dot products ignore a permutation, and a first linear layer
     whose rows are permuted the same way computes the same function.
     """
+    # --8<-- [start:layout_equivalence-body]
     from posenc_docs.sinusoidal import encode
 
     rng = np.random.default_rng(seed)
@@ -205,11 +217,12 @@ def layout_equivalence(d: int = 64, n_positions: int = 128, seed: int = 0):
     }
 
 
-# --8<-- [end:layout_equivalence]
+# --8<-- [end:layout_equivalence-body]
 
 
 # --8<-- [start:prose_alibi_slopes]
 def prose_alibi_slopes(n_heads: int) -> np.ndarray:
+    # --8<-- [end:prose_alibi_slopes]
     """``2^(-8k/n)`` for k = 1..n: the paper's sentence applied to every n.
 
     Notes
@@ -218,10 +231,11 @@ def prose_alibi_slopes(n_heads: int) -> np.ndarray:
     it trained. For other n the authors' code does something else
     (`posenc_docs.alibi.alibi_slopes`); checkpoints follow the code.
     """
+    # --8<-- [start:prose_alibi_slopes-body]
     return 2.0 ** (-8.0 * np.arange(1, n_heads + 1) / n_heads)
 
 
-# --8<-- [end:prose_alibi_slopes]
+# --8<-- [end:prose_alibi_slopes-body]
 
 
 def alibi_slope_gap(n_heads: int) -> dict:
@@ -242,6 +256,7 @@ def alibi_slope_gap(n_heads: int) -> dict:
 
 # --8<-- [start:rope_cos_error]
 def rope_cos_error(start: int, dtype=torch.bfloat16, *, cache_dtype=None, d=128):
+    # --8<-- [end:rope_cos_error]
     """Largest |cos error| of RoPE angles for positions ``start .. start+63``.
 
     Parameters
@@ -261,6 +276,7 @@ def rope_cos_error(start: int, dtype=torch.bfloat16, *, cache_dtype=None, d=128)
     so above 256 not every integer position exists and an angle near 1000
     radians is only known to within 2.
     """
+    # --8<-- [start:rope_cos_error-body]
     theta = rope.inv_freq(d)  # (d/2,) float64
     positions = np.arange(start, start + 64)
     exact = np.cos(np.multiply.outer(positions, theta))  # (64, d/2)
@@ -272,12 +288,13 @@ def rope_cos_error(start: int, dtype=torch.bfloat16, *, cache_dtype=None, d=128)
     return float(np.abs(cos.numpy() - exact).max())
 
 
-# --8<-- [end:rope_cos_error]
+# --8<-- [end:rope_cos_error-body]
 
 
 # --8<-- [start:dynamic_ntk_cache_gap]
 @lru_cache(maxsize=8)
 def dynamic_ntk_cache_gap(d=64, original_len=256, total=1024, factor=4.0, seed=0):
+    # --8<-- [end:dynamic_ntk_cache_gap]
     """Last query's logits with keys cached at their own base vs all re-rotated.
 
     Returns
@@ -292,6 +309,7 @@ def dynamic_ntk_cache_gap(d=64, original_len=256, total=1024, factor=4.0, seed=0
     *rotated* keys keeps key j at the base of length j+1, while the query (and an
     uncached recomputation) uses the base of length ``total``.
     """
+    # --8<-- [start:dynamic_ntk_cache_gap-body]
     rng = np.random.default_rng(seed)
     q, keys = rng.standard_normal(d), rng.standard_normal((total, d))
 
@@ -317,11 +335,12 @@ def dynamic_ntk_cache_gap(d=64, original_len=256, total=1024, factor=4.0, seed=0
     }
 
 
-# --8<-- [end:dynamic_ntk_cache_gap]
+# --8<-- [end:dynamic_ntk_cache_gap-body]
 
 
 # --8<-- [start:yarn_logit_scale]
 def yarn_logit_scale(factor: float, recipe: str = "rope", d: int = 64) -> float:
+    # --8<-- [end:yarn_logit_scale]
     """Measured ratio of attention logits with YaRN's magnitude to logits without.
 
     Parameters
@@ -338,6 +357,7 @@ def yarn_logit_scale(factor: float, recipe: str = "rope", d: int = 64) -> float:
     -----
     The paper's temperature is $1/t = g^2$; the right answer is g**2.
     """
+    # --8<-- [start:yarn_logit_scale-body]
     g = scaling.yarn_mscale(factor)
     rope_factor = {"rope": g, "twice": g, "deepseek": 1.0}[recipe]
     softmax_factor = {"rope": 1.0, "twice": g**2, "deepseek": g**2}[recipe]
@@ -352,7 +372,7 @@ def yarn_logit_scale(factor: float, recipe: str = "rope", d: int = 64) -> float:
     return float((new_logits / base_logits).median())
 
 
-# --8<-- [end:yarn_logit_scale]
+# --8<-- [end:yarn_logit_scale-body]
 
 
 def t2t_inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
@@ -376,6 +396,7 @@ def t2t_wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
 # --8<-- [start:partial_rotary_mismatch]
 @lru_cache(maxsize=8)
 def partial_rotary_mismatch(d=96, rotary_dim=24, n_tokens=64, seed=0) -> dict:
+    # --8<-- [end:partial_rotary_mismatch]
     """Logits of a partial-rotary head (GPT-NeoX-20B shape) under wrong recipes.
 
     Returns
@@ -391,6 +412,7 @@ def partial_rotary_mismatch(d=96, rotary_dim=24, n_tokens=64, seed=0) -> dict:
     Logits are ``q.k / sqrt(d)`` for every pair of ``n_tokens`` random tokens.
     Both wrong recipes run without an error: the shapes all fit.
     """
+    # --8<-- [start:partial_rotary_mismatch-body]
     rng = np.random.default_rng(seed)
     q, k = rng.standard_normal((2, n_tokens, d))  # (T, d) each
     positions, r = np.arange(n_tokens), rotary_dim
@@ -418,11 +440,12 @@ def partial_rotary_mismatch(d=96, rotary_dim=24, n_tokens=64, seed=0) -> dict:
     }
 
 
-# --8<-- [end:partial_rotary_mismatch]
+# --8<-- [end:partial_rotary_mismatch-body]
 
 
 # --8<-- [start:sink_cache_offsets]
 def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=4096):
+    # --8<-- [end:sink_cache_offsets]
     """Largest query-key offset in a sink cache, and the rotary pairs it takes
     outside the angles they met in training, with absolute vs cache positions.
 
@@ -432,6 +455,7 @@ def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=409
     [0, L theta_i); an offset m gives it ``m theta_i mod 2 pi``, which is new if it
     lands past that arc. Pairs with lambda_i < L met every angle.
     """
+    # --8<-- [start:sink_cache_offsets-body]
     tokens, in_cache = windows.sink_cache_positions(n_sink, window, step)
     theta = rope.inv_freq(d, base)  # (d/2,)
     result = {}
@@ -443,20 +467,22 @@ def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=409
     return result
 
 
-# --8<-- [end:sink_cache_offsets]
+# --8<-- [end:sink_cache_offsets-body]
 
 
 # --8<-- [start:misread_no_rope_layers]
 def misread_no_rope_layers(num_layers=48, interval=4):
+    # --8<-- [end:misread_no_rope_layers]
     """Llama 4's ``no_rope_layers`` read as the name suggests, and as HF reads it.
 
     The flag of layer l is 1 when the layer *uses* RoPE. Reading 1 as "no RoPE"
     swaps the two kinds of layer.
     """
+    # --8<-- [start:misread_no_rope_layers-body]
     nope = temperature.nope_layers(num_layers, no_rope_layer_interval=interval)
     flags = [int(layer not in nope) for layer in range(num_layers)]  # HF's default
     as_named = [layer for layer, flag in enumerate(flags) if flag == 1]
     return {"flags": flags, "nope_as_hf": nope, "nope_as_named": as_named}
 
 
-# --8<-- [end:misread_no_rope_layers]
+# --8<-- [end:misread_no_rope_layers-body]

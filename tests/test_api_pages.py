@@ -1,0 +1,69 @@
+"""The built API pages read as reference text: docstrings rendered as Markdown with
+their math typeset, no reStructuredText left over, one heading per object."""
+
+import re
+from collections import Counter
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.test_layout import PUBLIC
+
+pytestmark = pytest.mark.build
+
+ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|obj|ref|exc):`?")
+
+
+def article(site_dir, name):
+    html = (site_dir / "api" / name / "index.html").read_text()
+    return BeautifulSoup(html, "html.parser").select_one("article")
+
+
+def visible_text(node) -> str:
+    """The article's text with the typeset math taken out (KaTeX keeps the TeX
+    source in an annotation, which is not shown)."""
+    for math in node.select(".katex, .katex-display"):
+        math.decompose()
+    for anchor in node.select("a.headerlink"):
+        anchor.decompose()
+    return node.get_text()
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_api_page_shows_no_roles_double_backticks_or_raw_tex(site_dir, name):
+    text = visible_text(article(site_dir, name))
+    assert not ROLE.findall(text), f"api/{name}: Sphinx roles {ROLE.findall(text)}"
+    assert "``" not in text, f"api/{name}: literal double backticks"
+    raw = re.findall(r".{0,30}(?:\$|\\(?:frac|theta|sqrt|ln|pi)\b).{0,30}", text)
+    assert not raw, f"api/{name}: TeX left untypeset: {raw[:3]}"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_api_page_math_is_typeset(site_dir, name):
+    """Every module states its formulas in Notes, so every page has math."""
+    assert article(site_dir, name).select(".katex"), f"api/{name}: no math"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_api_page_has_no_duplicated_heading(site_dir, name):
+    headings = [
+        h.get_text(" ", strip=True).removesuffix("¶").strip()
+        for h in article(site_dir, name).select("h1, h2, h3, h4, h5, h6")
+    ]
+    repeated = [h for h, n in Counter(headings).items() if n > 1]
+    assert not repeated, f"api/{name}: {repeated}"
+    assert headings[0] == f"posenc_docs.{name}"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_formulas_are_not_markdown_emphasis(site_dir, name):
+    """`0.1*mu*ln(s)` renders as 0.1<em>mu</em>ln(s): emphasis glued to a digit or
+    letter on either side is a formula that lost its stars."""
+    glued = []
+    for em in article(site_dir, name).select("em, strong"):
+        before, after = em.previous_sibling, em.next_sibling
+        left = isinstance(before, str) and re.search(r"[\w)]$", before)
+        right = isinstance(after, str) and re.match(r"[\w(]", after)
+        if left or right:
+            glued.append(f"{before!s:.15}<em>{em.get_text()}</em>{after!s:.15}")
+    assert not glued, f"api/{name}: {glued}"
