@@ -13,7 +13,7 @@ import {
 } from "./numerics.js";
 
 const METHODS = [
-  { key: "linear", name: "Linear (PI)", dash: [] },
+  { key: "linear", name: "PI (linear)", dash: [] },
   { key: "ntk", name: "NTK-aware", dash: [7, 3] },
   { key: "yarn", name: "YaRN", dash: [2, 2] },
   { key: "llama3", name: "Llama 3.1", dash: [9, 3, 2, 3] },

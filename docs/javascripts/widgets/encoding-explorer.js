@@ -16,8 +16,12 @@ const LIMITS = { d: [8, 512], n: [2, 1024], heads: [1, 64], maxLen: [1, 8192] };
 const SHIFT = 1000; // RoPE: both positions moved by this much give the same score
 const LEARNED_STD = 0.02; // N(0, 0.02^2) rows, as a freshly initialised GPT-2/BERT table
 const FAR_START = 5000; // the similarity curves' fixed far start, as the static figure's
-// One colour per ALiBi head (Okabe-Ito, as the static figure), a new dash every 7 heads.
-const HEAD_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"];
+// ALiBi head lines: Okabe-Ito colours with >= 3:1 contrast on each scheme's background,
+// a new dash pattern each time the five colours repeat.
+const HEAD_COLOURS = {
+  light: ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000"],
+  dark: ["#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#F0E442"],
+};
 const HEAD_DASHES = [[], [6, 3], [2, 2], [9, 3, 2, 3]];
 
 export function mount(root) {
@@ -490,13 +494,10 @@ function drawRope(canvas, { omega, ropeFromZero, q, key }, { a, b, n }, colours)
   if (b >= a) dotAt(ctx, frame.x(b - a), frame.y(fromA[b - a]), colours.a, colours.bg);
 }
 
-/** Line style of ALiBi head i (0-based): one colour each, a new dash once they repeat. */
+/** Line style of ALiBi head i (0-based). */
 function headStyle(i, colours) {
-  const palette = colours.dark
-    ? ["#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#F0E442"]
-    : ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000"]; // >= 3:1 on the background
-  const dashes = [[], [6, 3], [2, 2], [9, 3, 2, 3]];
-  return { colour: palette[i % palette.length], width: 1.5, dash: dashes[Math.floor(i / palette.length) % dashes.length] };
+  const palette = HEAD_COLOURS[colours.dark ? "dark" : "light"];
+  return { colour: palette[i % palette.length], width: 1.5, dash: HEAD_DASHES[Math.floor(i / palette.length) % HEAD_DASHES.length] };
 }
 
 function drawAlibi(canvas, slopes, { a, b, n }, colours) {

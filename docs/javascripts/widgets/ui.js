@@ -104,9 +104,9 @@ export function baseParser(current) {
 }
 
 /** A labelled range slider with its value shown beside it; `format(v)` writes that value. */
-export function rangeField({ label, value, min, max, step = 1, format = String, onValue }) {
+export function rangeField({ label, value, min, max, format = String, onValue }) {
   const id = uniqueId("range");
-  const input = h("input", { id, type: "range", min, max, step, value, "aria-valuetext": format(value) });
+  const input = h("input", { id, type: "range", min, max, step: 1, value, "aria-valuetext": format(value) });
   const out = h("output", { for: id, class: "pw-range-value", text: format(value) });
   const wrap = h("div", { class: "pw-field pw-range" },
     h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, input, out));
