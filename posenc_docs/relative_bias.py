@@ -53,7 +53,9 @@ def t5_relative_position_bucket(
     num_buckets : int, default 32
         Buckets in total (even and >= 4 when bidirectional, >= 2 otherwise).
     max_distance : int, default 128
-        Distances at or beyond it share the last bucket of their side.
+        Where the log spacing would reach the last bucket of a side; that bucket
+        is entered earlier (at distance 91 for the defaults, bidirectional),
+        because the bucket index is capped before `max_distance` is reached.
 
     Returns
     -------

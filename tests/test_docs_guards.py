@@ -195,12 +195,14 @@ PRINTS = {
     ),
     "part2_extension/comparison_table.py": (
         r"\| new angles for the slow pairs \(18 of 64 in Llama 2 7B\) \|"
+        r"[\s\S]*every distance ≥ 91 shares one bias"  # 8·16^(7/8) = 90.5
     ),
     "part2_extension/context_ceilings.py": (
         r"\| Llama-3\.1-8B \| rope \| 8,192 × 8 = 65,536, but .* \| 131,072 \| 1 \|"
     ),
     "part2_extension/models_by_scheme.py": (
         r"\| Llama-3\.1-8B \| rope \| rope_theta 500,000, .*scaling: llama3 \|"
+        r"[\s\S]*\| Qwen2\.5-7B-Instruct \| .*scaling: yarn, added as the model card"
     ),
     "part2_extension/pi_bound.py": (
         r"= 589\.5 .*\n[\s\S]*smallest ratio 830 .* 0 offsets below[\s\S]* 42 offs"

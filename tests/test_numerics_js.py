@@ -5,22 +5,29 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from posenc_docs import alibi, rope, scaling, sinusoidal
+from posenc_docs.figures import part2_extension as extension_figures
+from posenc_docs.pages import part2_extension
 
-NUMERICS = Path(__file__).resolve().parents[1] / "docs/javascripts/widgets/numerics.js"
+WIDGETS = Path(__file__).resolve().parents[1] / "docs/javascripts/widgets"
+NUMERICS, PLOT = WIDGETS / "numerics.js", WIDGETS / "plot.js"
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs node")
 
 WIDTHS, BASES, FACTORS = (2, 8, 64, 128), (100.0, 10000.0, 500000.0), (1.5, 4.0, 32.0)
 LENGTHS, HEADS = (256, 4096), (1, 3, 8, 12, 32)
+STARTS, TOPS = (0, 20, 70, 5000), (1.0, 2.0, 4.0, 8.0, 40.0, 64.0)
 
 SCRIPT = """
 import * as n from %s;
+import * as plot from %s;
 const list = (a) => Array.from(a);
-const out = { freq: {}, table: {}, similarity: {}, rotate: {}, slopes: {}, scaled: {} };
+const out = { freq: {}, table: {}, similarity: {}, rotate: {}, slopes: {}, scaled: {},
+  curves: {}, ticks: {}, labels: {} };
 const x = (d) => Array.from({ length: d }, (_, j) => Math.sin(j + 1));
 for (const d of %s) for (const b of %s) {
   const key = `${d},${b}`, w = n.pairFrequencies(d, b);
@@ -28,6 +35,14 @@ for (const d of %s) for (const b of %s) {
   out.table[key] = list(n.encodingTable(7, d, w));
   out.similarity[key] = [0, 1, 5, 1000].map((k) => n.offsetSimilarity(k, w));
   out.rotate[key] = [0, 3, 1000].map((m) => list(n.rotate(x(d), m, w)));
+  out.curves[key] = %s.map((start) => [
+    list(n.similarityCurve(n.encodingTable(start + 40, d, w), d, start, 40)),
+    list(n.similarityCurve(n.encodingTable(40, d, w, start), d, 0, 40)),
+  ]);
+}
+for (const top of %s) out.ticks[top] = plot.powerOfTwoTicks(top);
+for (const v of [0.1, 1, 10, 100, 1000, 1e6, 2, 2.5, -17.5, 4096]) {
+  out.labels[v] = [plot.tickLabel(v, true), plot.tickLabel(v, false)];
 }
 for (const h of %s) out.slopes[h] = n.alibiSlopes(h);
 for (const d of [64, 128]) for (const b of %s) for (const s of %s) for (const L of %s) {
@@ -35,6 +50,9 @@ for (const d of [64, 128]) for (const b of %s) for (const s of %s) for (const L 
   out.scaled[`${d},${b},${s},${L}`] = {
     linear: list(n.linear(d, b, s).invFreq), ntk: list(n.ntk(d, b, s).invFreq),
     ntkBase: n.ntkBase(d, b, s), llama3: list(n.llama3(d, b, s, L).invFreq),
+    wavelength: list(n.wavelengths(n.pairFrequencies(d, b))),
+    slowDown: list(n.scalePerPair(n.ntk(d, b, s).invFreq, n.pairFrequencies(d, b))),
+    unturned: n.unturnedPairs(n.wavelengths(n.pairFrequencies(d, b)), L),
     yarn: y && [list(y.invFreq), y.attentionFactor],
     bounds: bounds && [bounds.low, bounds.high],
     mscale: n.yarnMscale(s),
@@ -46,10 +64,8 @@ console.log(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def js():
-    script = SCRIPT % tuple(
-        json.dumps(v)
-        for v in (NUMERICS.as_uri(), WIDTHS, BASES, HEADS, BASES, FACTORS, LENGTHS)
-    )
+    values = (NUMERICS.as_uri(), PLOT.as_uri(), WIDTHS, BASES, STARTS, TOPS, HEADS)
+    script = SCRIPT % tuple(json.dumps(v) for v in (*values, BASES, FACTORS, LENGTHS))
     run = subprocess.run(
         [NODE, "--input-type=module", "-e", script],
         capture_output=True, text=True, check=True, timeout=60,
@@ -68,6 +84,38 @@ def test_sinusoidal_frequencies_table_and_offset_similarity(js):
         np.testing.assert_allclose(table, sinusoidal.table(7, d, b), atol=1e-15)
         expected = sinusoidal.offset_similarity(np.array([0, 1, 5, 1000]), d, b)
         np.testing.assert_allclose(js["similarity"][key], expected, rtol=1e-13)
+
+
+def test_similarity_curves_from_the_vectors(js):
+    """The explorer's PE(A)·PE(A + k), from table rows and from a shifted table."""
+    offsets = np.arange(40)
+    for d, b, key in grid():
+        curves = zip(STARTS, js["curves"][key], strict=True)
+        for start, (from_rows, from_shifted) in curves:
+            rows = sinusoidal.encode(start + offsets, d, b)  # (40, d)
+            expected = rows @ sinusoidal.encode(start, d, b)  # (40,)
+            np.testing.assert_allclose(from_rows, expected, rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(from_shifted, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_slow_down_ticks_are_the_static_figures(js):
+    """The widget's slow-down ticks are matplotlib's in the static figure."""
+    for top in TOPS:
+        fig, ax = plt.subplots()
+        ax.plot([10, 1000], [1, top], label="x")
+        extension_figures._scale_axes(ax, "t", top)
+        assert js["ticks"][f"{top:g}"] == pytest.approx(list(ax.get_yticks())), top
+        plt.close(fig)
+
+
+def test_tick_labels_decades_as_powers_of_ten(js):
+    sup = {0.1: "10⁻¹", 1: "10⁰", 10: "10¹", 100: "10²", 1000: "10³", 1e6: "10⁶"}
+    for v, (log, plain) in js["labels"].items():
+        v = float(v)
+        if v in sup:
+            assert log == sup[v], v
+        else:  # not a decade: a plain number, with a true minus sign
+            assert log == plain == f"{v:g}".replace("-", "\N{MINUS SIGN}"), v
 
 
 def test_rotate_is_apply_rope_interleaved(js):
@@ -94,6 +142,14 @@ def test_scaling_methods(js, d):
 def check_scaling(shown, d, b, s, L):
     close = {"rtol": 1e-13}
     np.testing.assert_allclose(shown["linear"], scaling.linear(d, b, factor=s)[0])
+    theta = rope.inv_freq(d, b)
+    np.testing.assert_allclose(shown["wavelength"], scaling.wavelengths(theta), **close)
+    slow_down = scaling.scale_per_pair(scaling.ntk(d, b, factor=s)[0], theta)
+    np.testing.assert_allclose(shown["slowDown"], slow_down, **close)
+    try:
+        assert shown["unturned"] == part2_extension.turn_census(d, b, L).unfinished
+    except ValueError:  # every pair turns within L: the census has no boundary
+        assert shown["unturned"] == 0
     np.testing.assert_allclose(shown["ntk"], scaling.ntk(d, b, factor=s)[0], **close)
     assert shown["ntkBase"] == pytest.approx(scaling.ntk_base(d, b, s), rel=1e-14)
     bands = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # the widget's defaults

@@ -287,3 +287,16 @@ def test_rope_and_alibi_write_position_into_the_stream():
         out = self_attention(x, w_q, w_k, w_v, **kwargs)
         moved = self_attention(x[perm], w_q, w_k, w_v, **kwargs)
         assert np.abs(moved - out[perm]).max() > 1e-3  # depends on the slot
+
+
+def test_llama3_long_context_schedule_is_labelled_as_the_405b_models():
+    """Llama 3 paper section 3.4.2: "In Llama 3 405B pre-training, we increased
+    context length gradually in six stages ... approximately 800B training
+    tokens." The page must not give it to every size."""
+    from posenc_docs.pages import quoted
+
+    for name in ("llama3_long_context_tokens", "llama3_long_context_stages"):
+        assert "405B" in quoted.get(name).what
+    page = Path(__file__).resolve().parents[1] / "docs/part1/failure-modes.md"
+    text = page.read_text()
+    assert "For the 405B model the paper reports" in text

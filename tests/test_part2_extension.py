@@ -319,3 +319,24 @@ def test_pages_06_and_09_type_no_quoted_decimal():
         and f"{quote.value:.2f}" in text
     ]  # fmt: skip
     assert typed == []
+
+
+def test_static_ntk_leaves_most_slow_pairs_of_llama2_past_their_trained_arc():
+    """Page 07: NTK-aware at s = 4 on Llama 2 7B. Independently: pair i is slowed
+    by s^(2i/(d-2)), so a pair that never turned in L0 reaches s / s^(2i/(d-2))
+    times its trained arc at s L0; only i = d/2 - 1 reaches exactly 1."""
+    from posenc_docs import rope, scaling
+    from posenc_docs.pages import part1
+
+    d, base, L0, s = 128, 10_000.0, 4096, 4
+    unturned = [i for i in range(d // 2) if 2 * math.pi * base ** (2 * i / d) >= L0]
+    ratios = [s ** (1 - 2 * i / (d - 2)) for i in unturned]
+    past = sum(r > 1 + 1e-12 for r in ratios)
+    args = (scaling.ntk(d, base, factor=s)[0], rope.inv_freq(d, base), L0, s * L0)
+    assert (len(unturned), past) == (18, 17)
+    assert part1.pairs_overshooting(*args) == past
+    assert part1.angle_overshoot(*args).max() == pytest.approx(max(ratios), rel=1e-12)
+    assert round(max(ratios), 2) == 1.45
+    page = part2_extension.ntk_overshoot(models.get("Llama-2-7B"), s)
+    assert (page.length, page.pairs_past) == (s * L0, past)
+    assert page.worst == pytest.approx(max(ratios), rel=1e-12)

@@ -70,3 +70,16 @@ def test_example_prints_the_equivalent_factor(capsys):
     out = capsys.readouterr().out
     assert "s = 93.06" in out
     assert "37 pairs turn, 27 never do" in out
+
+
+def test_qwen25_raised_its_base_only_for_the_last_pretraining_stage():
+    """Qwen2.5 Technical Report (arXiv:2412.15115) section 3.3: a first phase at
+    4,096 tokens, then 32,768 tokens with the RoPE base raised from 10,000 to
+    1,000,000 (ABF). The published config holds only the end state."""
+    from posenc_docs.pages import quoted
+
+    qwen = models.get("Qwen2.5-7B-Instruct")
+    assert quoted.get("qwen25_initial_rope_theta").value == 10_000
+    assert quoted.get("qwen25_initial_context").value == 4096
+    assert (qwen.rope_theta, qwen.max_position_embeddings) == (1_000_000, 32_768)
+    assert "2412.15115, section 3.3" in quoted.cite("qwen25_initial_rope_theta")

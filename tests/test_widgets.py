@@ -53,6 +53,16 @@ def set_field(page, label, value):
     field.press("Enter")
 
 
+def set_extension(page, d, base, L0, s):
+    """Type head dim and base; the training length slider moves in powers of two."""
+    set_field(page, "Head dim", d)
+    set_field(page, "Base", base)
+    page.get_by_label("Training length", exact=True).fill(str(int(np.log2(L0))))
+    page.get_by_label("Factor", exact=True).fill(str(s))
+    state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+    assert state == {"d": d, "base": base, "L0": L0, "s": s}
+
+
 def set_explorer(page, d, base, n, a, b):
     for label, value in [("Dimension d", d), ("Base", base), ("Positions", n)]:
         set_field(page, label, value)
@@ -62,9 +72,12 @@ def set_explorer(page, d, base, n, a, b):
     assert state == {"d": d, "base": base, "n": n, "a": a, "b": b}
 
 
-def test_widget_javascript_is_at_most_60_kb():
-    sizes = {p.name: p.stat().st_size for p in WIDGET_JS.glob("*.js")}
-    assert sizes and sum(sizes.values()) <= 60 * 1024, sizes
+def test_widget_javascript_ships_at_most_40_kb(site_dir):
+    """What a reader downloads: the minified copies in the built site."""
+    shipped = site_dir / "javascripts" / "widgets"
+    sizes = {p.name: p.stat().st_size for p in shipped.glob("*.js")}
+    assert sizes.keys() == {p.name for p in WIDGET_JS.glob("*.js")}
+    assert sum(sizes.values()) <= 40 * 1024, sizes
 
 
 def test_widgets_ship_without_axe_or_outside_code(site_dir):
@@ -249,17 +262,18 @@ def test_positions_by_dragging_and_by_keyboard(guarded, site_url):
     page = tab.page
     set_explorer(page, 64, 10000, 200, 10, 150)
     overlay = page.locator(".pw-heat-overlay:visible")
-    box = overlay.bounding_box()
-    x_at = lambda p: box["x"] + (p + 0.5) / 200 * box["width"]  # noqa: E731
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(x_at(30), y)  # nearer to A (10) than to B (150)
+    overlay.scroll_into_view_if_needed()
+    box = overlay.bounding_box()  # rows are positions, as in the static figure
+    y_at = lambda p: box["y"] + (p + 0.5) / 200 * box["height"]  # noqa: E731
+    x = box["x"] + box["width"] / 2
+    page.mouse.move(x, y_at(30))  # nearer to A (10) than to B (150)
     page.mouse.down()
-    page.mouse.move(x_at(60), y, steps=5)
+    page.mouse.move(x, y_at(60), steps=5)
     page.mouse.up()
     slider_a = page.get_by_label("Position A", exact=True)
     slider_b = page.get_by_label("Position B", exact=True)
     assert slider_a.input_value() == "60" and slider_b.input_value() == "150"
-    page.mouse.click(x_at(140), y)  # nearer to B
+    page.mouse.click(x, y_at(140))  # nearer to B
     assert slider_b.input_value() == "140"
     page.get_by_text("Every dimension as a table").click()
     slider_a.focus()
@@ -282,7 +296,7 @@ def test_positions_by_dragging_and_by_keyboard(guarded, site_url):
 
 
 EXTENSION_SETTINGS = [  # head dim, base, training length, factor (grid: Node)
-    (96, 1000000, 32768, 2.5),
+    (96, 1000000, 32768, 3),
     (8, 10000, 16, 1),
 ]
 
@@ -304,8 +318,7 @@ def test_context_extension_equals_the_package(guarded, site_url, subtests):
 
 
 def check_extension(page, d, base, L0, s):
-    for label, value in zip(EXTENSION_LABELS, [d, base, L0, s], strict=True):
-        set_field(page, label, value)
+    set_extension(page, d, base, L0, s)
     theta = rope.inv_freq(d, base)
     methods = {
         "linear": scaling.linear(d, base, factor=s),
@@ -341,10 +354,9 @@ def check_extension(page, d, base, L0, s):
 
 def test_context_extension_says_when_yarn_has_no_ramp(guarded, site_url):
     page = open_widget(guarded, site_url, EXTENSION).page
-    for label, value in zip(EXTENSION_LABELS, [64, 2, 100000, 4], strict=True):
-        set_field(page, label, value)
+    set_extension(page, 64, 2, 2**17, 4)
     with pytest.raises(ValueError, match="non-empty ramp"):
-        scaling.yarn(64, 2, factor=4, original_max_position_embeddings=100000)
+        scaling.yarn(64, 2, factor=4, original_max_position_embeddings=2**17)
     assert page.get_by_text("YaRN has no ramp for these settings").is_visible()
     assert all("yarn" in row and np.isnan(row["yarn"][0]) for row in read_pairs(page))
 
@@ -352,9 +364,6 @@ def test_context_extension_says_when_yarn_has_no_ramp(guarded, site_url):
 def test_context_extension_bad_input(guarded, site_url):
     tab = open_widget(guarded, site_url, EXTENSION)
     page = tab.page
-    set_field(page, "Factor", 0.5)
-    assert page.get_by_label("Factor", exact=True).input_value() == "1"
-    assert page.get_by_text("0.5 clamped to 1").is_visible()
     set_field(page, "Head dim", 63)
     assert page.get_by_label("Head dim", exact=True).input_value() == "64"
     assert page.get_by_text("63 rounded to 64").is_visible()
@@ -452,7 +461,7 @@ MEASURE_SLIDER = """async () => {
 INSTRUMENT_DRAG = """() => {
   window.dragTimes = [];
   const overlay = [...document.querySelectorAll('.pw-heat-overlay')]
-    .find(c => c.offsetParent);
+    .find(c => c.offsetParent);  // rows are positions: a drag moves down
   let start = 0;
   window.addEventListener('pointermove', () => { start = performance.now(); }, true);
   overlay.addEventListener('pointermove', () => {
@@ -472,10 +481,10 @@ def test_update_while_dragging_fits_in_a_frame(guarded, site_url):
     overlay = page.locator(".pw-heat-overlay:visible")
     overlay.scroll_into_view_if_needed()
     box = overlay.bounding_box()
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(box["x"] + 0.1 * box["width"], y)
+    x = box["x"] + box["width"] / 2
+    page.mouse.move(x, box["y"] + 0.1 * box["height"])
     page.mouse.down()
-    page.mouse.move(box["x"] + 0.6 * box["width"], y, steps=60)
+    page.mouse.move(x, box["y"] + 0.6 * box["height"], steps=60)
     page.mouse.up()
     drag = page.evaluate("window.dragTimes")
     assert len(drag) >= 30
@@ -525,3 +534,181 @@ def test_axe_on_every_state_of_the_widgets(guarded, site_url, scheme):
                 tabs.nth(i).click()
             found += [(path, i, v) for v in page.evaluate(AXE_RUN)]
     assert found == []
+
+
+# ---- the page's prose names only axes the widget draws ----
+# Each chart records what it drew: a canvas its axis labels and scales (data-axis-x,
+# data-axis-y, data-scale-x, data-scale-y, data-marks, written by plot.js's axes and
+# markX from the strings they draw), a heatmap its rows and columns (data-axis-rows,
+# data-axis-columns). The prose of the widget's section is read for what it says the
+# picture shows: "rows are ...", "columns are ...", "Y against X", "on log axes",
+# "with the ... marked". Each claim must hold for one chart the widget draws.
+TERMS = ["pair index", "position", "dimension", "offset", "wavelength", "slow-down",
+         "distance", "bias", "score"]  # fmt: skip
+CLAUSE = re.compile(r"[.;:](?=\s)")
+
+SECTION_PROSE = """root => {
+  const heading = (el) => /^H[1-3]$/.test(el.tagName), parts = [];
+  const walk = (step, keep) => {
+    for (let el = step(root); el && !heading(el); el = step(el)) keep(el.innerText);
+  };
+  walk((el) => el.previousElementSibling, (t) => parts.unshift(t));
+  walk((el) => el.nextElementSibling, (t) => parts.push(t));
+  return parts.join(' ');
+}"""
+
+
+def terms_in(text: str) -> list[str]:
+    """The axis terms in ``text``, in reading order."""
+    found = [(m.start(), t) for t in TERMS for m in re.finditer(re.escape(t), text)]
+    return [t for _, t in sorted(found)]
+
+
+def axis_claims(prose: str) -> list[dict]:
+    """What the prose says the widget's pictures show, one dict per claim."""
+    text = re.sub(r"\s+", " ", prose).lower()
+    claims = [
+        {"axisRows" if kind == "rows" else "axisColumns": noun.rstrip("s")}
+        for kind, noun in re.findall(
+            r"\b(rows|columns) are (?:the )?(?:[\d,]+ )?(\w+)", text
+        )
+    ]
+    for clause in CLAUSE.split(text):
+        if " against " not in clause:
+            continue
+        before, after = clause.split(" against ", 1)
+        x, y = terms_in(after)[:1], terms_in(before)[-1:]
+        mark = re.search(r"with the ([\w -]+?) marked", clause)
+        if x:
+            claims.append({"axisX": x[0], "axisY": y[0] if y else None,
+                           "log": "log ax" in clause,
+                           "mark": mark.group(1) if mark else None})  # fmt: skip
+    return claims
+
+
+def holds(claim: dict, chart: dict) -> bool:
+    for key in ("axisRows", "axisColumns", "axisX", "axisY"):
+        if claim.get(key) and claim[key] not in chart.get(key, "").lower():
+            return False
+    if claim.get("log") and not chart.get("scaleX") == chart.get("scaleY") == "log":
+        return False
+    mark = claim.get("mark")
+    return not mark or mark in chart.get("marks", "").lower()
+
+
+def test_axis_claims_read_the_prose():
+    """The reader of the prose, on sentences of the kind the two widget pages use."""
+    claims = axis_claims(
+        "1. The whole matrix. Rows are positions 0 to 127, columns are the 64 "
+        "dimensions. Then PE(A) · PE(A + k) against the offset k, for four starts. "
+        "The figures show each pair's slow-down against its original wavelength, "
+        "both on log axes, with the training length marked: pairs left of it."
+    )
+    assert claims == [
+        {"axisRows": "position"},
+        {"axisColumns": "dimension"},
+        {"axisX": "offset", "axisY": None, "log": False, "mark": None},
+        {"axisX": "wavelength", "axisY": "slow-down", "log": True,
+         "mark": "training length"},
+    ]  # fmt: skip
+    drawn = {
+        "axisX": "pair index i",
+        "axisY": "slow-down (log)",
+        "scaleX": "linear",
+        "scaleY": "log",
+        "marks": "",
+    }  # fmt: skip  (the widget before this test)
+    assert not holds(claims[3], drawn)
+    assert not holds(claims[0], {"axisRows": "dimension", "axisColumns": "position"})
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_prose_names_only_axes_the_widget_draws(guarded, site_url, path):
+    page = open_widget(guarded, site_url, path).page
+    tabs = page.get_by_role("tab")
+    for i in range(tabs.count()):  # a tab's charts are drawn when it is shown
+        tabs.nth(i).click()
+    charts = page.evaluate(
+        "() => [...document.querySelectorAll("
+        "'.pw [data-axis-x], .pw [data-axis-rows]')].map(e => ({...e.dataset}))"
+    )
+    prose = page.locator(".posenc-widget").evaluate(SECTION_PROSE)
+    claims = axis_claims(prose)
+    assert claims, "the widget's section says nothing about its axes"
+    for claim in claims:
+        assert any(holds(claim, chart) for chart in charts), (claim, charts)
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_controls_are_44_px_touch_targets_at_390_px(guarded, site_url, path):
+    page = open_widget(guarded, site_url, path, width=390).page
+    small = []
+    tabs = page.get_by_role("tab")
+    for i in range(max(tabs.count(), 1)):
+        if tabs.count():
+            tabs.nth(i).click()
+        small += page.evaluate(
+            "() => [...document.querySelectorAll('.pw input, .pw button, .pw summary')]"
+            ".filter(e => e.offsetParent).map(e => [e.outerHTML.slice(0, 80),"
+            " e.getBoundingClientRect()])"
+            ".filter(([, r]) => r.width < 44 || r.height < 44)"
+            ".map(([html, r]) => [html, r.width, r.height])"
+        )
+    assert small == []
+
+
+def test_controls_work_by_keyboard(guarded, site_url):
+    page = open_widget(guarded, site_url, EXTENSION).page
+    slider = page.get_by_label("Factor", exact=True)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("End")
+    state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+    assert state["s"] == 64
+    length = page.get_by_label("Training length", exact=True)
+    length.focus()
+    page.keyboard.press("ArrowLeft")
+    assert json.loads(page.locator(".posenc-widget").get_attribute("data-state"))[
+        "L0"
+    ] == 2**11  # fmt: skip
+    assert length.get_attribute("aria-valuetext") == "2,048"
+    page.locator(".pw summary").focus()
+    page.keyboard.press("Enter")
+    assert page.locator("tr[data-pair]").first.is_visible()
+
+
+def test_learned_label_is_clear_of_the_markers(guarded, site_url, subtests):
+    page = open_widget(guarded, site_url, EXPLORER).page
+    page.get_by_role("tab", name="Learned").click()
+    for a, b in [(96, 70), (70, 120), (65, 127), (20, 40)]:
+        with subtests.test(a=a, b=b):
+            page.get_by_label("Position A", exact=True).fill(str(a))
+            page.get_by_label("Position B", exact=True).fill(str(b))
+            overlay = page.locator(".pw-heat-overlay:visible")
+            label = json.loads(overlay.get_attribute("data-label"))
+            width = overlay.bounding_box()["width"]
+            markers = [(p + 0.5) / 128 * width for p in (a, b)]  # 128 positions
+            assert label["text"].startswith("no row")
+            assert label["left"] >= 64 / 128 * width - 1e-6  # in the hatched part
+            assert not any(label["left"] < x < label["right"] for x in markers)
+
+
+def test_alibi_lines_have_a_legend(guarded, site_url):
+    page = open_widget(guarded, site_url, EXPLORER).page
+    page.get_by_role("tab", name="ALiBi").click()
+    set_field(page, "Heads", 12)
+    legend = page.get_by_label("Line of each head")
+    slopes = alibi.alibi_slopes(12)
+    entries = legend.locator("li")
+    assert entries.count() == 12
+    for i in (0, 11):
+        assert entries.nth(i).inner_text().startswith(f"head {i + 1}, m = ")
+        assert number(entries.nth(i).inner_text().split("= ")[1]) == pytest.approx(
+            slopes[i], rel=1e-5
+        )
+    styles = page.evaluate(
+        "() => [...document.querySelectorAll("
+        "'[aria-label=\"Line of each head\"] line')]"
+        ".map(l => l.getAttribute('stroke') + l.getAttribute('stroke-dasharray'))"
+    )
+    assert len(set(styles)) == 12  # every head's line can be told apart

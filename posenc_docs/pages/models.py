@@ -374,7 +374,7 @@ _ENTRIES = [
         "('Processing Long Texts': add rope_scaling to enable YaRN)",
         checked="Hub copies of the config (_name_or_path Qwen/Qwen2.5-7B-Instruct); "
         "README section in the Qwen2.5 model cards",
-        extra={"num_key_value_heads": 4},
+        extra={"num_key_value_heads": 4, "rope_scaling_from": "the model card"},
         note="Shipped config has no rope_scaling (32,768 tokens); the model card "
         "tells users to add this YaRN block for longer inputs.",
     ),

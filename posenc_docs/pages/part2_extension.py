@@ -14,6 +14,7 @@ import numpy as np
 
 from posenc_docs import learned, rope, scaling
 from posenc_docs._checks import checked_real
+from posenc_docs.pages import part1
 from posenc_docs.pages.models import MODELS, ModelConfig
 
 # --8<-- [end:setup]
@@ -263,6 +264,33 @@ def base_change_factor(d: int, base: float, new_base: float) -> float:
 def yarn_logit_factor(factor: float) -> float:
     """What YaRN's magnitude g does to the logits: g on q and on k, so g**2."""
     return scaling.yarn_mscale(factor) ** 2
+
+
+@dataclass(frozen=True)
+class NtkOvershoot:
+    """Static NTK-aware scaling of a model, read at ``factor`` x its length."""
+
+    length: int  # s L0, the extended length
+    pairs_past: int  # pairs that reach angles beyond their trained arc
+    worst: float  # largest angle at s L0 over the largest seen in training
+
+
+def ntk_overshoot(model: ModelConfig, factor: float) -> NtkOvershoot:
+    r"""How far static NTK-aware scaling still leaves slow pairs past their arc.
+
+    Notes
+    -----
+    Pair i is slowed by $s^{2i/(d-2)}$; a pair that never turned within $L_0$
+    reaches $s / s^{2i/(d-2)}$ times its trained arc at $s L_0$ (the ratio of
+    ``part1.angle_overshoot``), which is above 1 for every such pair but the
+    slowest.
+    """
+    d, base = _rope_fields(model)
+    length = round(factor * model.max_position_embeddings)
+    args = (scaling.ntk(d, base, factor=factor)[0], rope.inv_freq(d, base))
+    args += (model.max_position_embeddings, length)
+    worst = float(part1.angle_overshoot(*args).max())
+    return NtkOvershoot(length, part1.pairs_overshooting(*args), worst)
 
 
 def pairs_scaled_past(model: ModelConfig, factor: float, seq_len=None) -> int:

@@ -63,11 +63,19 @@ QUOTES: dict[str, Quote] = {
     ),
     "llama3_long_context_tokens": Quote(
         800, "Llama Team 2024, The Llama 3 Herd of Models", "section 3.4.2",
-        "billion tokens of long-context pre-training, 8K to 128K",
+        "billion tokens of long-context pre-training, 8K to 128K (405B)",
     ),
     "llama3_long_context_stages": Quote(
         6, "Llama Team 2024, The Llama 3 Herd of Models", "section 3.4.2",
-        "stages of context growth, 8K to 128K",
+        "stages of context growth, 8K to 128K (405B)",
+    ),
+    "qwen25_initial_rope_theta": Quote(
+        10_000, "Qwen Team 2024, Qwen2.5 Technical Report, arXiv:2412.15115",
+        "section 3.3", "RoPE base before the long-context stage",
+    ),
+    "qwen25_initial_context": Quote(
+        4096, "Qwen Team 2024, Qwen2.5 Technical Report, arXiv:2412.15115",
+        "section 3.3", "context length of the first pre-training phase",
     ),
 }  # fmt: skip
 

@@ -1,28 +1,37 @@
 // Context-extension explorer: per rotary pair, the wavelength against the training
-// length and the slow-down theta_i / theta'_i that each method applies (numbers as in
-// posenc_docs.scaling). Mounted into <div class="posenc-widget" data-widget="context-extension">.
+// length, and the slow-down theta_i / theta'_i that each method applies against the
+// pair's original wavelength, on log axes with the training length marked, as in the
+// page's static figures (numbers as in posenc_docs.scaling).
+// Mounted into <div class="posenc-widget" data-widget="context-extension">.
 
-import { h, fixed, sig, show, numberField, integerParser, baseParser, startValue, themeColours, hideFallback } from "./ui.js";
-import { fitCanvas, measureCanvases, axes, line, polyline } from "./plot.js";
-import { pairFrequencies, linear, ntk, ntkBase, yarn, llama3 } from "./numerics.js";
+import {
+  h, fixed, sig, show, numberField, integerParser, baseParser, startValue, rangeField, themeColours, hideFallback, legendItem,
+} from "./ui.js";
+import { fitCanvas, measureCanvases, axes, line, markX, polyline, powerOfTwoTicks } from "./plot.js";
+import {
+  pairFrequencies, wavelengths, scalePerPair, unturnedPairs, linear, ntk, ntkBase, yarn, llama3,
+} from "./numerics.js";
 
 const METHODS = [
-  { key: "linear", name: "Linear (PI)", dash: [] },
+  { key: "linear", name: "PI (linear)", dash: [] },
   { key: "ntk", name: "NTK-aware", dash: [7, 3] },
   { key: "yarn", name: "YaRN", dash: [2, 2] },
   { key: "llama3", name: "Llama 3.1", dash: [9, 3, 2, 3] },
 ];
 const HIGH_FREQ_FACTOR = 4, LOW_FREQ_FACTOR = 1; // Llama 3.1's published values
+const LENGTH_STEPS = [4, 23]; // training-length slider: powers of two, 16 to 8,388,608 tokens
+const FACTORS = [1, 64]; // factor slider: whole factors (published ones are 2 to 40)
 
 export function mount(root) {
   const ds = root.dataset;
   const parse = {
     d: integerParser("Head dim", 8, 512, { even: true }), base: baseParser(() => state.base),
-    L0: integerParser("Training length", 16, 10000000), s: factorParser,
+    step: integerParser("Training length step", ...LENGTH_STEPS), s: integerParser("Factor", ...FACTORS),
   };
   const state = {
     d: startValue(ds.d, parse.d, 128), base: startValue(ds.base, parse.base, 500000),
-    L0: startValue(ds.trainingLength, parse.L0, 8192), s: startValue(ds.factor, parse.s, 8),
+    L0: 2 ** startValue(ds.trainingLength && String(Math.log2(ds.trainingLength)), parse.step, 13),
+    s: startValue(ds.factor, parse.s, 8),
   };
   const w = build(root);
   let result = null, width = 0;
@@ -32,15 +41,15 @@ export function mount(root) {
     const theta = pairFrequencies(d, base);
     const methods = { linear: linear(d, base, s), ntk: ntk(d, base, s), yarn: yarn(d, base, s, L0), llama3: llama3(d, base, s, L0, LOW_FREQ_FACTOR, HIGH_FREQ_FACTOR) };
     const scale = {};
-    for (const [key, m] of Object.entries(methods)) scale[key] = m && m.invFreq.map((t, i) => theta[i] / t);
-    result = { theta, wavelength: theta.map((t) => (2 * Math.PI) / t), methods, scale };
+    for (const [key, m] of Object.entries(methods)) scale[key] = m && scalePerPair(m.invFreq, theta);
+    result = { theta, wavelength: wavelengths(theta), methods, scale };
   }
 
   function render() {
     const colours = themeColours(root);
     measureCanvases(root);
     const { d, base, L0, s } = state, { wavelength, methods, scale } = result;
-    const beyond = wavelength.filter((x) => x > L0).length;
+    const beyond = unturnedPairs(wavelength, L0);
     show(w.beyond, beyond, `${beyond} of ${d / 2}`);
     const nb = ntkBase(d, base, s);
     show(w.ntkBase, nb, fixed(nb, 2));
@@ -58,8 +67,8 @@ export function mount(root) {
     show(w.bandSlow, L0 / LOW_FREQ_FACTOR, fixed(L0 / LOW_FREQ_FACTOR, 1));
     fillTable(w.rows, result, state);
     drawWavelengths(w.wavelengths, wavelength, state, colours);
-    drawScales(w.scales, scale, state, colours);
-    w.legend.replaceChildren(...METHODS.filter((m) => scale[m.key]).map((m, i) => legendItem(m, colours.series[i])));
+    drawScales(w.scales, wavelength, scale, state, colours);
+    w.legend.replaceChildren(...METHODS.map((m, i) => scale[m.key] && legendItem(m.name, { colour: colours.series[i], width: 2, dash: m.dash })).filter(Boolean));
     root.dataset.state = JSON.stringify(state);
   }
 
@@ -74,10 +83,10 @@ export function mount(root) {
       parse: parse.d, onValue: update("d") }),
     numberField({ label: "Base", value: state.base, min: 1, step: "any",
       parse: parse.base, onValue: update("base") }),
-    numberField({ label: "Training length", value: state.L0, min: 16, max: 10000000,
-      parse: parse.L0, onValue: update("L0") }),
-    numberField({ label: "Factor", value: state.s, min: 1, max: 1000, step: "any",
-      parse: parse.s, onValue: update("s") }),
+    rangeField({ label: "Training length", value: Math.log2(state.L0), min: LENGTH_STEPS[0], max: LENGTH_STEPS[1],
+      format: (e) => fixed(2 ** e, 0), onValue: (e) => update("L0")(2 ** e) }),
+    rangeField({ label: "Factor", value: state.s, min: FACTORS[0], max: FACTORS[1],
+      format: (v) => `${v}\u00d7`, onValue: update("s") }),
   ];
   w.controls.append(...fields.map((f) => f.wrap));
   compute();
@@ -91,20 +100,12 @@ export function mount(root) {
   return { root, redraw: render, destroy: () => resize.disconnect() };
 }
 
-function factorParser(raw) {
-  const x = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(x)) return { value: null, note: "Factor must be a number." };
-  if (x < 1) return { value: 1, note: `Factor must be at least 1 (no extension): ${raw} clamped to 1.` };
-  if (x > 1000) return { value: 1000, note: `Factor capped at 1,000: ${raw} clamped to 1,000.` };
-  return { value: x, note: "" };
-}
-
 function build(root) {
   const out = (key) => h("output", { "data-readout": key });
   const w = {
     controls: h("div", { class: "pw-controls", role: "group", "aria-label": "Settings" }),
     wavelengths: h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Wavelength of each rotary pair on a log scale, with the trained context and the extended context as horizontal lines." }),
-    scales: h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Slow-down of each rotary pair under linear interpolation, NTK-aware scaling, YaRN and Llama 3.1; 1 means unchanged." }),
+    scales: h("canvas", { class: "pw-canvas pw-tall", role: "img", "aria-label": "Slow-down of each rotary pair under linear interpolation, NTK-aware scaling, YaRN and Llama 3.1 against the pair's original wavelength, both on log axes, with L\u2080, the length the model was trained on, as a dashed vertical line; 1 means unchanged." }),
     legend: h("ul", { class: "pw-legend" }),
     rows: h("tbody"),
     yarnError: h("p", { class: "pw-note", "aria-live": "polite" }),
@@ -116,7 +117,7 @@ function build(root) {
     h("p", { class: "pw-title", text: "Wavelength \u03bb\u1d62 = 2\u03c0/\u03b8\u1d62 of each pair against the training length L\u2080" }),
     w.wavelengths,
     row("Pairs that never complete a turn within L\u2080:", w.beyond),
-    h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies (1 = pair unchanged, s = interpolated)" }),
+    h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies, against the pair\u2019s original wavelength (1 = unchanged; left of the dashed line the pair turned during training)" }),
     w.scales, w.legend, w.yarnError,
     row("NTK-aware base b\u00b7s^(d/(d\u22122)) =", w.ntkBase),
     row("YaRN ramp from pair", w.yarnLow, " to pair", w.yarnHigh, "; attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
@@ -144,7 +145,8 @@ function fillTable(tbody, { wavelength, scale }, { d, L0 }) {
 function drawWavelengths(canvas, wavelength, { d, L0, s }, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
   const n = d / 2, top = Math.max(wavelength[n - 1], s * L0) * 2, bottom = Math.min(wavelength[0], L0) / 2;
-  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [bottom, top], logY: true, colours, xLabel: "pair i" });
+  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [bottom, top], logY: true, colours,
+    xLabel: "pair index i", yLabel: "wavelength \u03bb\u1d62 = 2\u03c0/\u03b8\u1d62, tokens (log)" });
   for (const [value, label, dash] of [[L0, "L\u2080", []], [s * L0, "s\u00b7L\u2080", [5, 4]]]) {
     ctx.strokeStyle = colours.a;
     ctx.lineWidth = 1.5;
@@ -159,23 +161,15 @@ function drawWavelengths(canvas, wavelength, { d, L0, s }, colours) {
   polyline(ctx, frame, n, (i) => i, (i) => wavelength[i], { colour: colours.b, width: 2 });
 }
 
-function drawScales(canvas, scale, { d, s }, colours) {
+function drawScales(canvas, wavelength, scale, { d, L0, s }, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
-  const n = d / 2, pad = (s - 1) * 0.05 || 0.1;
-  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [1 - pad, s + pad], colours, xLabel: "pair i" });
+  const n = d / 2;
+  const frame = axes(ctx, { w, h: height, colours, logX: true, logY: true, marks: true,
+    x: [Math.min(wavelength[0], L0) / 1.5, Math.max(wavelength[n - 1], L0) * 1.5],
+    y: [0.85, s * 1.35], yTicks: powerOfTwoTicks(s),
+    xLabel: "original wavelength \u03bb\u1d62 of the pair, tokens (log)", yLabel: "slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 (log)" });
+  markX(ctx, frame, L0, `training length L\u2080 = ${fixed(L0, 0)}`, colours);
   METHODS.forEach((m, k) => {
-    if (scale[m.key]) polyline(ctx, frame, n, (i) => i, (i) => scale[m.key][i], { colour: colours.series[k], width: 2, dash: m.dash });
+    if (scale[m.key]) polyline(ctx, frame, n, (i) => wavelength[i], (i) => scale[m.key][i], { colour: colours.series[k], width: 2, dash: m.dash });
   });
-}
-
-function legendItem(method, colour) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", "28");
-  svg.setAttribute("height", "8");
-  svg.setAttribute("aria-hidden", "true");
-  const path = document.createElementNS(ns, "line");
-  for (const [k, v] of Object.entries({ x1: 0, y1: 4, x2: 28, y2: 4, stroke: colour, "stroke-width": 2, "stroke-dasharray": method.dash.join(" ") })) path.setAttribute(k, v);
-  svg.append(path);
-  return h("li", {}, svg, method.name);
 }

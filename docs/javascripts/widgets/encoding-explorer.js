@@ -1,19 +1,28 @@
-// Encoding explorer: the sinusoidal matrix as a heatmap, two positions A and B compared
-// dimension by dimension, the similarity curve, and tabs for RoPE, ALiBi and a learned
-// table. Mounted into <div class="posenc-widget" data-widget="encoding-explorer">.
+// Encoding explorer: the sinusoidal matrix as a heatmap (rows are positions, columns
+// dimensions, as the static figure), two positions A and B compared dimension by
+// dimension, the similarity curves for four starts, and tabs for RoPE, ALiBi and a
+// learned table. Mounted into <div class="posenc-widget" data-widget="encoding-explorer">.
 
 import {
   h, fixed, sig, show, numberField, integerParser, baseParser, startValue, rangeField, tabList,
-  themeColours, hideFallback,
+  themeColours, hideFallback, legendItem, swatch,
 } from "./ui.js";
 import { DIVERGING, colourIndex, fitCanvas, measureCanvases, axes, line, polyline, dotAt } from "./plot.js";
 import {
-  pairFrequencies, encodingTable, offsetSimilarity, alibiSlopes, rotate, dot, fixedNormal,
+  pairFrequencies, encodingTable, similarityCurve, offsetSimilarity, alibiSlopes, rotate, dot, fixedNormal,
 } from "./numerics.js";
 
 const LIMITS = { d: [8, 512], n: [2, 1024], heads: [1, 64], maxLen: [1, 8192] };
 const SHIFT = 1000; // RoPE: both positions moved by this much give the same score
 const LEARNED_STD = 0.02; // N(0, 0.02^2) rows, as a freshly initialised GPT-2/BERT table
+const FAR_START = 5000; // the similarity curves' fixed far start, as the static figure's
+// ALiBi head lines: Okabe-Ito colours with >= 3:1 contrast on each scheme's background,
+// a new dash pattern each time the five colours repeat.
+const HEAD_COLOURS = {
+  light: ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000"],
+  dark: ["#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#F0E442"],
+};
+const HEAD_DASHES = [[], [6, 3], [2, 2], [9, 3, 2, 3]];
 
 export function mount(root) {
   const ds = root.dataset;
@@ -34,13 +43,13 @@ export function mount(root) {
   function recompute() {
     const { d, base, n } = state;
     const omega = pairFrequencies(d, base);
-    const table = encodingTable(n, d, omega);
-    const closed = new Float64Array(n); // sum_i cos(k w_i), k = 0..n-1 (even in k)
-    for (let k = 0; k < n; k++) closed[k] = offsetSimilarity(k, omega);
+    const table = encodingTable(2 * n, d, omega); // rows 0 .. 2n-1: A + k for A, k < n
+    const fromZero = similarityCurve(table, d, 0, n);
+    const fromFar = similarityCurve(encodingTable(n, d, omega, FAR_START), d, 0, n);
     const q = Float64Array.from({ length: d }, (_, j) => fixedNormal(1, j));
     const key = q.map((x, j) => 0.8 * x + 0.6 * fixedNormal(2, j));
     const ropeFromZero = ropeScores(q, key, omega, 0, n);
-    derived = { omega, table, closed, q, key, ropeFromZero };
+    derived = { omega, table, fromZero, fromFar, q, key, ropeFromZero };
     w.rope.panel.dataset.q = JSON.stringify([...q]);
     w.rope.panel.dataset.k = JSON.stringify([...key]);
   }
@@ -67,6 +76,7 @@ export function mount(root) {
       heat.paint((c) => (state.tab === "learned" ? paintLearned(c, state, colours) : paintTable(c, derived.table, state.n, state.d)));
     }
     w.axisEnd.forEach((node) => { node.textContent = `${state.n - 1}`; });
+    w.sin.legend.replaceChildren(...curveStarts(state).map(([, label, style]) => legendItem(label, style(colours))));
     w.dimEnd.forEach((node) => { node.textContent = `${state.d - 1}`; });
     ({ sinusoidal: renderSinusoidal, rope: renderRope, alibi: renderAlibi, learned: renderLearned })[state.tab]();
     root.dataset.state = JSON.stringify({ d: state.d, base: state.base, n: state.n, a: state.a, b: state.b });
@@ -108,7 +118,7 @@ export function mount(root) {
     const distance = Math.abs(state.b - state.a);
     w.alibi.distance.textContent = `${distance}`;
     const rows = slopes.map((m, i) => h("tr", { "data-head": i + 1 },
-      h("td", { text: i + 1 }),
+      h("td", {}, swatch(headStyle(i, colours)), String(i + 1)),
       h("td", { "data-slope": m, text: sig(m) }),
       h("td", { "data-bias": -m * distance, text: fixed(-m * distance, 4) })));
     w.alibi.rows.replaceChildren(...rows);
@@ -117,11 +127,12 @@ export function mount(root) {
       ? `${state.heads} is a power of two: slopes 2^(\u22128k/${c}) for k = 1 \u2026 ${c}.`
       : `${state.heads} is not a power of two: the ${c} slopes for ${c} heads, then the first ${state.heads - c} odd powers of 2^(\u22124/${c}), which fall between them.`;
     drawAlibi(w.alibi.canvas, slopes, state, colours);
+    w.alibi.legend.replaceChildren(...alibiLegend(slopes, colours));
   }
 
   function renderLearned() {
     const { maxLen, d } = state;
-    w.learned.heat.mark(state, colours);
+    w.learned.heat.mark(state, colours, (...args) => noRowLabel(...args, state, colours));
     show(w.learned.count, maxLen * d, fixed(maxLen * d, 0));
     for (const which of ["a", "b"]) {
       const p = state[which], node = w.learned[which], name = which.toUpperCase();
@@ -208,31 +219,39 @@ function build(root, state) {
     const end = h("span", { text: state.n - 1 }), dEnd = h("span", { text: state.d - 1 });
     axisEnd.push(end);
     dimEnd.push(dEnd);
-    return h("figure", { class: "pw-heat" }, heat.frame,
-      h("div", { class: "pw-axis" }, h("span", { text: "0" }), h("span", { text: "token position \u2192" }), end),
-      h("figcaption", {}, `${caption} Rows: dimension 0 (top) to `, dEnd, " (bottom).",
-        h("span", { class: "pw-scale", "aria-hidden": "true" }, h("span", { text: `\u2212${range}` }), h("i"), h("span", { text: `+${range}` }))));
+    const [rows, columns] = heat.vertical ? ["position", "dimension"] : ["dimension", "position"];
+    const axis = (cls, name, arrow, last) => h("div", { class: cls }, h("span", { text: "0" }), h("span", { text: `${name} ${arrow}` }), last);
+    const scaleBar = h("span", { class: "pw-scale", "aria-hidden": "true" }, h("span", { text: `\u2212${range}` }), h("i"), h("span", { text: `+${range}` }));
+    const body = heat.vertical
+      ? [h("div", { class: "pw-heat-grid" }, axis("pw-axis pw-axis-y", "position", "\u2193", end), heat.frame,
+          h("span"), axis("pw-axis", "dimension", "\u2192", dEnd))]
+      : [heat.frame, axis("pw-axis", "token position", "\u2192", end)];
+    const rowsText = heat.vertical ? [" Rows: positions; columns: dimensions (pair i is dimensions 2i and 2i+1)."]
+      : [" Rows: dimension 0 (top) to ", dEnd, " (bottom); columns: positions."];
+    return h("figure", { class: "pw-heat", "data-axis-rows": rows, "data-axis-columns": columns }, ...body,
+      h("figcaption", {}, caption, ...rowsText, scaleBar));
   };
 
-  const sinHeat = makeHeat("Heatmap of the sinusoidal matrix: one column per token, one row per dimension; red is +1, blue \u22121. Use the sliders to move A and B.");
+  const sinHeat = makeHeat("Heatmap of the sinusoidal matrix: one row per position, one column per dimension; red is +1, blue \u22121. Use the sliders to move A and B.", true);
   const [dotRow, dotOut] = readout("PE(A) \u00b7 PE(B) =", { "aria-label": "dot product", "data-readout": "dot" });
   const [closedRow, closedOut] = readout("\u03a3\u1d62 cos((B \u2212 A)\u03c9\u1d62) =", { "data-readout": "offset-similarity" });
   const compare = h("canvas", { class: "pw-canvas pw-compare", role: "img", "aria-label": "The two encodings as colour strips, their product per dimension, and the running sum of products, which ends at PE(A)\u00b7PE(B)." });
-  const curve = h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Similarity of A with A + k for every offset k. The grey piece, computed from table rows, lies on the dotted closed-form curve wherever A is." });
+  const curve = h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Similarity PE(A) \u00b7 PE(A + k) against the offset k for four starts, 0, A, B and 5,000, each computed from the two vectors; the four curves lie on top of each other." });
+  const curveLegend = h("ul", { class: "pw-legend" });
   const rows = h("tbody"), caption = h("caption");
   const details = h("details", { class: "pw-details" }, h("summary", { text: "Every dimension as a table" }),
     h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Per-dimension values" },
       h("table", { class: "pw-table" }, caption, h("thead", {}, h("tr", {}, ...["j", "pair i", "\u03c9\u1d62", "PE(A)\u2c7c", "PE(B)\u2c7c", "product"].map((t) => h("th", { scope: "col", text: t })))), rows)));
   const sinusoidal = panel("Sinusoidal",
-    h("p", { class: "pw-hint", text: "Drag on the heatmap to move the nearer of A and B, or use the sliders (arrow keys move by one)." }),
+    h("p", { class: "pw-hint", text: "Click or tap a row of the heatmap to move the nearer of A and B there, drag with a mouse, or use the sliders (arrow keys move by one)." }),
     heatBlock(sinHeat, "Sinusoidal encoding, red +1, white 0, blue \u22121."),
     h("div", { class: "pw-readouts" }, dotRow, closedRow),
     h("p", { class: "pw-title", text: "PE(A) and PE(B), dimension by dimension" }),
     compare, details,
     h("p", { class: "pw-title", text: "Similarity PE(A) \u00b7 PE(A + k) against the offset k" }),
-    curve,
-    h("p", { class: "pw-hint", text: "Grey: computed from the rows of the table for the current A. Dotted: \u03a3\u1d62 cos(k\u03c9\u1d62), which has no A in it. Move A: the grey piece covers a different stretch of the same curve and never changes shape." }));
-  Object.assign(sinusoidal, { heat: sinHeat, dot: dotOut, closed: closedOut, compare, curve, details, rows, caption });
+    curve, curveLegend,
+    h("p", { class: "pw-hint", text: `Each curve is computed from the two vectors, for the starts 0, A, B and ${fixed(FAR_START, 0)}. They lie on top of each other: move A or B and its curve stays on the others. The dot is PE(A) \u00b7 PE(B), at k = |B \u2212 A|.` }));
+  Object.assign(sinusoidal, { heat: sinHeat, dot: dotOut, closed: closedOut, compare, curve, legend: curveLegend, details, rows, caption });
 
   const ropeCanvas = h("canvas", { class: "pw-canvas", role: "img", "aria-label": "RoPE score of a fixed query and key against the offset m minus n, for the key at 0 and for the key at A; the two curves coincide." });
   const [scoreRow, scoreOut] = readout("", { "data-readout": "rope-score" });
@@ -246,14 +265,15 @@ function build(root, state) {
 
   const alibiCanvas = h("canvas", { class: "pw-canvas", role: "img", "aria-label": "ALiBi bias against distance: one straight line per head, steeper for larger slopes." });
   const alibiRows = h("tbody"), distance = h("span"), rule = h("p", { class: "pw-hint" });
+  const alibiLegend = h("ul", { class: "pw-legend", "aria-label": "Line of each head" });
   const alibi = panel("ALiBi",
     h("p", { class: "pw-hint", text: "ALiBi adds no vector to tokens: head h adds \u2212m\u2095 \u00d7 distance to each attention logit." }),
-    rule, alibiCanvas,
+    rule, alibiCanvas, alibiLegend,
     h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Slope of each head" },
       h("table", { class: "pw-table" }, h("thead", {}, h("tr", {},
         h("th", { scope: "col", text: "head" }), h("th", { scope: "col", text: "slope m\u2095" }),
         h("th", { scope: "col" }, "bias at |B \u2212 A| = ", distance))), alibiRows)));
-  Object.assign(alibi, { canvas: alibiCanvas, rows: alibiRows, distance, rule });
+  Object.assign(alibi, { canvas: alibiCanvas, rows: alibiRows, legend: alibiLegend, distance, rule });
 
   const learnedHeat = makeHeat("A learned table at initialisation: one column per row of the table, hatched where the table has no row.");
   const countOut = h("output", { "data-readout": "parameters" });
@@ -275,15 +295,19 @@ function build(root, state) {
   return { controls, tabSlot, positionsNote, sinusoidal, sin: sinusoidal, rope, alibi, learned, axisEnd, dimEnd };
 }
 
-/** A heatmap canvas with an overlay for the A/B markers, dragged with a pointer. */
-function makeHeat(label) {
+/**
+ * A heatmap canvas with an overlay for the A/B markers, picked or dragged with a pointer.
+ * vertical: positions run down the rows (marker lines across), else along the columns.
+ */
+function makeHeat(label, vertical = false) {
   const base = h("canvas", { class: "pw-heat-base", role: "img", "aria-label": label });
   const overlay = h("canvas", { class: "pw-heat-overlay", "aria-hidden": "true" });
-  const frame = h("div", { class: "pw-heat-frame" }, base, overlay);
-  const heat = { frame, onPick: null };
+  const frame = h("div", { class: `pw-heat-frame${vertical ? " pw-vertical" : ""}` }, base, overlay);
+  const heat = { frame, vertical, onPick: null };
   const positionAt = (e) => {
     const box = overlay.getBoundingClientRect();
-    return Math.floor(((e.clientX - box.left) / box.width) * heat.n);
+    const t = vertical ? (e.clientY - box.top) / box.height : (e.clientX - box.left) / box.width;
+    return Math.floor(t * heat.n);
   };
   overlay.addEventListener("pointerdown", (e) => {
     overlay.setPointerCapture(e.pointerId);
@@ -296,47 +320,49 @@ function makeHeat(label) {
     fitCanvas(base);
     draw(base);
   };
-  heat.mark = ({ a, b, n }, colours) => {
+  // after(ctx, w, h, at): draws on top of the markers, `at` their pixel offsets
+  heat.mark = ({ a, b, n }, colours, after) => {
     heat.n = n;
     const { ctx, w, h: height } = fitCanvas(overlay);
     ctx.clearRect(0, 0, w, height);
-    for (const [p, name, colour] of [[a, "A", colours.a], [b, "B", colours.b]]) {
-      const x = ((p + 0.5) / n) * w;
-      ctx.strokeStyle = "#fff";
-      ctx.lineWidth = 4;
-      line(ctx, x, 0, x, height);
-      ctx.strokeStyle = "#000";
-      ctx.lineWidth = 1.5;
-      line(ctx, x, 0, x, height);
-      const left = Math.min(Math.max(x - 9, 0), w - 18);
+    const at = [a, b].map((p) => ((p + 0.5) / n) * (vertical ? height : w));
+    for (const [x, name, colour] of [[at[0], "A", colours.a], [at[1], "B", colours.b]]) {
+      const ends = vertical ? [0, x, w, x] : [x, 0, x, height];
+      for (const [stroke, width] of [["#fff", 4], ["#000", 1.5]]) {
+        ctx.strokeStyle = stroke;
+        ctx.lineWidth = width;
+        line(ctx, ...ends);
+      }
+      const [left, top] = vertical ? [w - 20, Math.min(Math.max(x - 8, 0), height - 16)] : [Math.min(Math.max(x - 9, 0), w - 18), 2];
       ctx.fillStyle = colour;
-      ctx.fillRect(left, 2, 18, 16);
+      ctx.fillRect(left, top, 18, 16);
       ctx.fillStyle = colours.dark ? "#000" : "#fff";
       ctx.font = "bold 12px system-ui, sans-serif";
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
-      ctx.fillText(name, left + 9, 10);
+      ctx.fillText(name, left + 9, top + 8);
     }
+    if (after) after(ctx, w, height, at);
   };
   return heat;
 }
 
-/** Box-average the (n x d) table into the canvas's device pixels (no aliasing). */
+/** Box-average the (n x d) table into the canvas's device pixels: rows are positions. */
 function paintTable(canvas, table, n, d) {
   const W = canvas.width, H = canvas.height;
   const ctx = canvas.getContext("2d");
   const image = ctx.createImageData(W, H), pixels = new Uint32Array(image.data.buffer);
-  const columns = new Float64Array(W * d);
-  for (let c = 0; c < W; c++) {
-    const p0 = Math.floor((c * n) / W), p1 = Math.max(p0 + 1, Math.floor(((c + 1) * n) / W));
-    for (let p = p0; p < p1; p++) for (let j = 0; j < d; j++) columns[c * d + j] += table[p * d + j];
-    for (let j = 0; j < d; j++) columns[c * d + j] /= p1 - p0;
-  }
+  const rows = new Float64Array(H * d); // (H, d): positions averaged into each pixel row
   for (let r = 0; r < H; r++) {
-    const j0 = Math.floor((r * d) / H), j1 = Math.max(j0 + 1, Math.floor(((r + 1) * d) / H));
-    for (let c = 0; c < W; c++) {
+    const p0 = Math.floor((r * n) / H), p1 = Math.max(p0 + 1, Math.floor(((r + 1) * n) / H));
+    for (let p = p0; p < p1; p++) for (let j = 0; j < d; j++) rows[r * d + j] += table[p * d + j];
+    for (let j = 0; j < d; j++) rows[r * d + j] /= p1 - p0;
+  }
+  for (let c = 0; c < W; c++) {
+    const j0 = Math.floor((c * d) / W), j1 = Math.max(j0 + 1, Math.floor(((c + 1) * d) / W));
+    for (let r = 0; r < H; r++) {
       let sum = 0;
-      for (let j = j0; j < j1; j++) sum += columns[c * d + j];
+      for (let j = j0; j < j1; j++) sum += rows[r * d + j];
       pixels[r * W + c] = DIVERGING[colourIndex(sum / (j1 - j0))];
     }
   }
@@ -366,11 +392,30 @@ function paintLearned(canvas, { n, d, maxLen }, colours) {
   ctx.strokeStyle = colours.muted;
   for (let x = x0 - height; x < w; x += 8) line(ctx, x, height, x + height, 0);
   ctx.restore();
+}
+
+/**
+ * Label the hatched part of the learned table "no row for position >= max_len", boxed,
+ * in the widest gap between the markers, so no marker line runs through it.
+ */
+function noRowLabel(ctx, w, height, at, { n, maxLen }, colours) {
+  const x0 = (Math.min(n, maxLen) / n) * w;
+  const edges = [x0, ...at.filter((x) => x > x0).sort((p, q) => p - q), w];
+  let gap = [0, 0];
+  for (let i = 1; i < edges.length; i++) if (edges[i] - edges[i - 1] > gap[1] - gap[0]) gap = [edges[i - 1], edges[i]];
+  ctx.font = "bold 12px system-ui, sans-serif";
+  const text = [`no row for position \u2265 ${maxLen}`, "no row"].find((t) => ctx.measureText(t).width + 16 <= gap[1] - gap[0]);
+  ctx.canvas.dataset.label = text ? JSON.stringify({ text, left: gap[0], right: gap[1] }) : "";
+  if (!text) return;
+  const width = ctx.measureText(text).width + 10, mid = (gap[0] + gap[1]) / 2;
+  ctx.fillStyle = colours.bg;
+  ctx.strokeStyle = colours.muted;
+  ctx.fillRect(mid - width / 2, height / 2 - 11, width, 22);
+  ctx.strokeRect(mid - width / 2, height / 2 - 11, width, 22);
   ctx.fillStyle = colours.fg;
-  ctx.font = "bold 13px system-ui, sans-serif";
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
-  if (w - x0 > 50) ctx.fillText("no row", (x0 + w) / 2, height / 2);
+  ctx.fillText(text, mid, height / 2);
 }
 
 function drawCompare(canvas, table, { a, b, d }, colours) {
@@ -414,25 +459,34 @@ function drawCompare(canvas, table, { a, b, d }, colours) {
   dotAt(ctx, frame.x(d - 1), frame.y(sum), colours.a, colours.bg);
 }
 
-function drawCurve(canvas, { table, closed }, { a, b, d, n }, colours) {
+/** The similarity curves' starts, with a legend label and a line style for each. */
+function curveStarts({ a, b }) {
+  return [
+    [0, "start 0", (c) => ({ colour: c.muted, width: 7, alpha: 0.6 })],
+    [a, `start A = ${fixed(a, 0)}`, (c) => ({ colour: c.a, width: 1.8, dash: [4, 3] })],
+    [b, `start B = ${fixed(b, 0)}`, (c) => ({ colour: c.b, width: 1.8, dash: [4, 5] })],
+    [FAR_START, `start ${fixed(FAR_START, 0)}`, (c) => ({ colour: c.series[2], width: 1.8, dash: [4, 7] })],
+  ];
+}
+
+function drawCurve(canvas, { table, fromZero, fromFar }, state, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
-  let lo = 0;
-  for (let k = 0; k < n; k++) lo = Math.min(lo, closed[k]);
-  const frame = axes(ctx, { w, h: height, x: [-(n - 1), n - 1], y: [lo, d / 2], colours,
-    xLabel: "offset k (marker: k = B \u2212 A)" });
-  polyline(ctx, frame, 2 * n - 1, (i) => i - (n - 1), (i) => closed[Math.abs(i - (n - 1))],
-    { colour: colours.muted, width: 1, dash: [2, 3] });
-  const count = n, values = new Float64Array(count);
-  for (let p = 0; p < n; p++) values[p] = dot(table, table, a * d, p * d, d); // k = p - a
-  polyline(ctx, frame, count, (p) => p - a, (p) => values[p], { colour: "#8c8c8c", width: 2.5 });
-  dotAt(ctx, frame.x(b - a), frame.y(values[b]), colours.a, colours.bg);
+  const { a, b, d, n } = state, near = Math.min(a, b);
+  const curves = [fromZero, similarityCurve(table, d, a, n), similarityCurve(table, d, b, n), fromFar];
+  const lo = Math.min(0, ...curves.map((c) => Math.min(...c)));
+  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [lo, d / 2], colours,
+    xLabel: "offset k (dot: k = |B \u2212 A|)", yLabel: "PE(A) \u00b7 PE(A + k)" });
+  curveStarts(state).forEach(([, , style], i) => polyline(ctx, frame, n, (k) => k, (k) => curves[i][k], style(colours)));
+  const k = Math.abs(b - a);
+  dotAt(ctx, frame.x(k), frame.y(curves[near === a ? 1 : 2][k]), colours.a, colours.bg);
 }
 
 function drawRope(canvas, { omega, ropeFromZero, q, key }, { a, b, n }, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
   let lo = Infinity, hi = -Infinity;
   for (const v of ropeFromZero) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
-  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [lo, hi], colours, xLabel: "offset m \u2212 n" });
+  const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [lo, hi], colours,
+    xLabel: "offset m \u2212 n", yLabel: "score (R\u2098q) \u00b7 (R\u2099k)" });
   polyline(ctx, frame, n, (k) => k, (k) => ropeFromZero[k], { colour: "#8c8c8c", width: 3 });
   const count = n - a;
   const fromA = ropeScores(q, key, omega, a, count);
@@ -440,21 +494,29 @@ function drawRope(canvas, { omega, ropeFromZero, q, key }, { a, b, n }, colours)
   if (b >= a) dotAt(ctx, frame.x(b - a), frame.y(fromA[b - a]), colours.a, colours.bg);
 }
 
+/** Line style of ALiBi head i (0-based). */
+function headStyle(i, colours) {
+  const palette = HEAD_COLOURS[colours.dark ? "dark" : "light"];
+  return { colour: palette[i % palette.length], width: 1.5, dash: HEAD_DASHES[Math.floor(i / palette.length) % HEAD_DASHES.length] };
+}
+
 function drawAlibi(canvas, slopes, { a, b, n }, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
   const far = n - 1, distance = Math.abs(b - a);
   const frame = axes(ctx, { w, h: height, x: [0, far], y: [-slopes[0] * far, 0], colours,
-    xLabel: "distance i \u2212 j (marker: |B \u2212 A|)" });
-  slopes.forEach((m, i) => {
-    ctx.strokeStyle = colours.series[i % 2 ? 2 : 0];
-    ctx.lineWidth = 1.5;
-    line(ctx, frame.x(0), frame.y(0), frame.x(far), frame.y(-m * far));
-  });
+    xLabel: "distance i \u2212 j (marker: |B \u2212 A|)", yLabel: "bias \u2212m\u2095\u00b7(i \u2212 j)" });
+  slopes.forEach((m, i) => polyline(ctx, frame, 2, (t) => t * far, (t) => -m * t * far, headStyle(i, colours)));
   ctx.strokeStyle = colours.muted;
   ctx.setLineDash([3, 3]);
   line(ctx, frame.x(distance), frame.top, frame.x(distance), frame.bottom);
   ctx.setLineDash([]);
   for (const m of slopes) dotAt(ctx, frame.x(distance), frame.y(-m * distance), colours.a, colours.bg);
+}
+
+/** The ALiBi legend: one entry per head up to 16 heads, else a pointer to the table. */
+function alibiLegend(slopes, colours) {
+  if (slopes.length > 16) return [h("li", { text: `${slopes.length} heads: each row of the table below shows its head's line.` })];
+  return slopes.map((m, i) => legendItem(`head ${i + 1}, m = ${sig(m)}`, headStyle(i, colours)));
 }
 
 function fillDimensionTable(tbody, caption, table, omega, { a, b, d, base }) {

@@ -8,11 +8,11 @@ export function pairFrequencies(d, base) {
   return omega;
 }
 
-/** sinusoidal.table: row p = [sin(p w0), cos(p w0), sin(p w1), ...], (n * d). */
-export function encodingTable(n, d, omega) {
+/** sinusoidal.table, from position `first`: row p = [sin(p w0), cos(p w0), sin(p w1), ...], (n * d). */
+export function encodingTable(n, d, omega, first = 0) {
   const table = new Float64Array(n * d);
-  for (let p = 0; p < n; p++) {
-    const row = p * d;
+  for (let r = 0; r < n; r++) {
+    const row = r * d, p = first + r;
     for (let i = 0; i < d / 2; i++) {
       const angle = p * omega[i];
       table[row + 2 * i] = Math.sin(angle);
@@ -20,6 +20,12 @@ export function encodingTable(n, d, omega) {
     }
   }
   return table;
+}
+
+/** Row `start` of a (rows * d) table dotted with rows start .. start + count - 1:
+ * PE(A) . PE(A + k) for k = 0 .. count - 1, from the vectors (not the closed form). */
+export function similarityCurve(table, d, start, count) {
+  return Float64Array.from({ length: count }, (_, k) => dot(table, table, start * d, (start + k) * d, d));
 }
 
 /** sinusoidal.offset_similarity: sum_i cos(k w_i). */
@@ -70,6 +76,21 @@ function hash(x) {
 }
 
 // ---- scaling.py: every method returns {invFreq, attentionFactor} ----
+
+/** scaling.wavelengths: lambda_i = 2 pi / theta_i, tokens per full turn. */
+export function wavelengths(invFreq) {
+  return invFreq.map((t) => (2 * Math.PI) / t);
+}
+
+/** scaling.scale_per_pair: the slow-down theta_i / theta'_i of each pair. */
+export function scalePerPair(scaled, unscaled) {
+  return unscaled.map((t, i) => t / scaled[i]);
+}
+
+/** part2_extension.turn_census(...).unfinished: pairs with lambda_i >= L (no full turn). */
+export function unturnedPairs(wavelength, length) {
+  return wavelength.filter((x) => x >= length).length;
+}
 
 /** scaling.linear: theta_i / s. */
 export function linear(d, base, factor) {

@@ -60,55 +60,108 @@ export function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
+/** Ticks 1, 2, 4, ... up to `top`, and `top` itself when it lies well between (e.g. 40),
+ * as the static slow-down figures (posenc_docs.figures.part2_extension) label their axis. */
+export function powerOfTwoTicks(top) {
+  const ticks = [];
+  for (let t = 1; t <= top * (1 + 1e-12); t *= 2) ticks.push(t);
+  if (top / ticks[ticks.length - 1] > 1.1) ticks.push(Math.round(top * 10) / 10);
+  return ticks;
+}
+
 const SUPERSCRIPT = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
 
+/** A tick label: decades on a log axis as 10 with a superscript (10\u00b9, 10\u00b2, ...), as
+ * matplotlib labels the static figures; anything else as a plain number. */
 export function tickLabel(v, log = false) {
-  if (log) {
-    const e = Math.round(Math.log10(v));
-    if (e < 3) return String(10 ** e);
-    return `10${[...String(e)].map((c) => SUPERSCRIPT[c]).join("")}`;
+  const e = Math.log10(v);
+  if (log && Math.abs(e - Math.round(e)) < 1e-9) {
+    const digits = [...String(Math.abs(Math.round(e)))].map((c) => SUPERSCRIPT[c]).join("");
+    return `10${Math.round(e) < 0 ? "\u207b" : ""}${digits}`;
   }
   return String(+v.toPrecision(4)).replace("-", "\u2212");
 }
 
+/** Ticks of one axis: the given values, decades on a log axis, else round numbers. */
+function ticksFor(range, log, given, count) {
+  if (given) return given;
+  if (!log) return niceTicks(range[0], range[1], count);
+  const lo = Math.ceil(Math.log10(range[0]) - 1e-9), hi = Math.floor(Math.log10(range[1]) + 1e-9);
+  return niceTicks(lo, hi, count).filter(Number.isInteger).map((e) => 10 ** e);
+}
+
+/** Map [lo, hi] (log10 first if `log`) onto pixels [a, b]; linear axes get 4% padding. */
+function scale([lo, hi], log, a, b, pad) {
+  const f = log ? Math.log10 : (v) => v;
+  const [u, v] = [f(lo), f(hi)], p = log || !pad ? 0 : (v - u) * 0.04;
+  return (t) => a + ((f(t) - u + p) / (v - u + 2 * p || 1)) * (b - a);
+}
+
 /**
  * Axes with ticks in a canvas; returns the plot frame {x(v), y(v), left, right, top, bottom}.
- * opts: {w, h, x: [lo, hi], y: [lo, hi], logY, xLabel, colours, top, clear}
+ * opts: {w, h, x: [lo, hi], y: [lo, hi], logX, logY, xTicks, yTicks, xLabel, yLabel,
+ * colours, top, marks, clear}. Given ticks are labelled as plain numbers (1, 2, 4, as the
+ * static figures), log decades otherwise as 10^n. yLabel is written above the plot; `marks` reserves a strip
+ * for markX labels. The canvas records what it drew (data-axis-x, data-axis-y,
+ * data-scale-x, data-scale-y), so a test can hold the page's prose to it.
  */
 export function axes(ctx, opts) {
-  const { w, h, colours } = opts;
-  const narrow = w < 420;
-  const m = { left: narrow ? 40 : 52, right: 10, top: (opts.top || 0) + 10, bottom: 34 };
-  const [x0, x1] = opts.x, [ya, yb] = opts.logY ? opts.y.map(Math.log10) : opts.y;
-  const pad = opts.logY ? 0 : (yb - ya) * 0.04, y0 = ya - pad, y1 = yb + pad;
-  const X = (v) => m.left + ((v - x0) / (x1 - x0 || 1)) * (w - m.left - m.right);
-  const Y = (v) => {
-    const t = opts.logY ? Math.log10(v) : v;
-    return h - m.bottom - ((t - y0) / (y1 - y0 || 1)) * (h - m.top - m.bottom);
-  };
+  const { w, h, colours } = opts, narrow = w < 420;
+  const top = (opts.top || 0) + 10 + (opts.yLabel ? 16 : 0) + (opts.marks ? 16 : 0);
+  const m = { left: narrow ? 40 : 52, right: 10, top, bottom: 34 };
+  const X = scale(opts.x, opts.logX, m.left, w - m.right, false);
+  const Y = scale(opts.y, opts.logY, h - m.bottom, m.top, true);
   if (opts.clear !== false) ctx.clearRect(0, 0, w, h);
   ctx.font = "11px system-ui, sans-serif";
   ctx.lineWidth = 1;
   ctx.fillStyle = colours.fg;
-  const yTicks = opts.logY
-    ? niceTicks(Math.ceil(y0), Math.floor(y1), 5).filter(Number.isInteger).map((e) => 10 ** e)
-    : niceTicks(y0, y1, 5);
-  const xTicks = niceTicks(x0, x1, narrow ? 4 : 6);
   ctx.strokeStyle = colours.grid;
-  ctx.textAlign = "right";
-  ctx.textBaseline = "middle";
-  for (const t of yTicks) {
+  text(ctx, "right", "middle");
+  for (const t of ticksFor(opts.y, opts.logY, opts.yTicks, 5)) {
     line(ctx, m.left, Y(t), w - m.right, Y(t));
-    ctx.fillText(tickLabel(t, opts.logY), m.left - 4, Y(t));
+    ctx.fillText(tickLabel(t, opts.logY && !opts.yTicks), m.left - 4, Y(t));
   }
-  ctx.textAlign = "center";
-  ctx.textBaseline = "top";
-  for (const t of xTicks) ctx.fillText(tickLabel(t), X(t), h - m.bottom + 4);
+  text(ctx, "center", "top");
+  for (const t of ticksFor(opts.x, opts.logX, opts.xTicks, narrow ? 4 : 6)) ctx.fillText(tickLabel(t, opts.logX && !opts.xTicks), X(t), h - m.bottom + 4);
   ctx.fillText(opts.xLabel || "", (m.left + w - m.right) / 2, h - 14);
+  text(ctx, "left", "top");
+  if (opts.yLabel) ctx.fillText(opts.yLabel, 2, (opts.top || 0) + 4);
   ctx.strokeStyle = colours.muted;
   line(ctx, m.left, h - m.bottom, w - m.right, h - m.bottom);
   line(ctx, m.left, m.top, m.left, h - m.bottom);
+  declare(ctx.canvas, { axisX: opts.xLabel, axisY: opts.yLabel, scaleX: opts.logX ? "log" : "linear",
+    scaleY: opts.logY ? "log" : "linear", marks: "" });
   return { x: X, y: Y, left: m.left, right: w - m.right, top: m.top, bottom: h - m.bottom };
+}
+
+/** Record on a chart's element what it shows (data-* attributes; empty values removed). */
+export function declare(node, fields) {
+  for (const [key, value] of Object.entries(fields)) {
+    if (value) node.dataset[key] = value;
+    else delete node.dataset[key];
+  }
+}
+
+function text(ctx, align, baseline) {
+  ctx.textAlign = align;
+  ctx.textBaseline = baseline;
+}
+
+/** A dashed vertical line at x = value, labelled in the strip above the plot (axes `marks`). */
+export function markX(ctx, frame, value, label, colours) {
+  const px = frame.x(value);
+  ctx.save();
+  ctx.strokeStyle = colours.fg;
+  ctx.setLineDash([5, 3]);
+  line(ctx, px, frame.top - 4, px, frame.bottom);
+  ctx.restore();
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.fillStyle = colours.fg;
+  const width = ctx.measureText(label).width, right = px + 4 + width <= frame.right;
+  text(ctx, right ? "left" : "right", "bottom");
+  ctx.fillText(label, px + (right ? 4 : -4), frame.top - 3);
+  const marks = ctx.canvas.dataset.marks ? JSON.parse(ctx.canvas.dataset.marks) : [];
+  ctx.canvas.dataset.marks = JSON.stringify([...marks, label]);
 }
 
 export function line(ctx, xa, ya, xb, yb) {
@@ -122,6 +175,7 @@ export function line(ctx, xa, ya, xb, yb) {
 export function polyline(ctx, frame, count, xOf, yOf, style) {
   ctx.save();
   ctx.strokeStyle = style.colour;
+  ctx.globalAlpha = style.alpha ?? 1;
   ctx.lineWidth = style.width || 1.5;
   ctx.setLineDash(style.dash || []);
   ctx.beginPath();

@@ -103,20 +103,20 @@ export function baseParser(current) {
   };
 }
 
-/** A labelled range slider with its value shown beside it. */
-export function rangeField({ label, value, min, max, onValue }) {
+/** A labelled range slider with its value shown beside it; `format(v)` writes that value. */
+export function rangeField({ label, value, min, max, format = String, onValue }) {
   const id = uniqueId("range");
-  const input = h("input", { id, type: "range", min, max, step: 1, value });
-  const out = h("output", { for: id, class: "pw-range-value", text: value });
+  const input = h("input", { id, type: "range", min, max, step: 1, value, "aria-valuetext": format(value) });
+  const out = h("output", { for: id, class: "pw-range-value", text: format(value) });
   const wrap = h("div", { class: "pw-field pw-range" },
     h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, input, out));
-  input.addEventListener("input", () => onValue(Number(input.value)));
   const set = (v, max) => {
     if (max != null) input.max = max;
     input.value = v;
-    out.textContent = v;
-    input.setAttribute("aria-valuetext", String(v));
+    out.textContent = format(v);
+    input.setAttribute("aria-valuetext", format(v));
   };
+  input.addEventListener("input", () => { set(Number(input.value)); onValue(Number(input.value)); });
   return { wrap, input, out, set };
 }
 
@@ -171,6 +171,19 @@ export function themeColours(node) {
     dark,
   };
 }
+
+/** A short line in a line style {colour, width, dash}, as an inline SVG (for legends). */
+export function swatch({ colour, width = 2, dash = [] }) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  for (const [k, v] of Object.entries({ width: 28, height: 8, "aria-hidden": "true", class: "pw-swatch" })) svg.setAttribute(k, v);
+  const path = document.createElementNS(ns, "line");
+  for (const [k, v] of Object.entries({ x1: 0, y1: 4, x2: 28, y2: 4, stroke: colour, "stroke-width": width, "stroke-dasharray": dash.join(" ") })) path.setAttribute(k, v);
+  svg.append(path);
+  return svg;
+}
+
+export const legendItem = (label, style) => h("li", {}, swatch(style), label);
 
 /** Hide the static build-time figures inside a widget root; they are the no-JS view. */
 export function hideFallback(root) {

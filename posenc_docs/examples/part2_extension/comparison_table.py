@@ -1,6 +1,6 @@
 """Page 06: the head-to-head table, printed as Markdown from the model configs."""
 
-from posenc_docs.pages import models, part2_extension
+from posenc_docs.pages import models, part2_extension, part3_relative
 from posenc_docs.pages.format import markdown_table
 
 llama2, mpt, t5 = (
@@ -22,7 +22,10 @@ def share(model, seq_len):
 census = part2_extension.turn_census(llama2.rotary_dim, llama2.rope_theta, 4096)
 never = census.n_pairs - census.full_turn
 buckets = t5.extra["relative_attention_num_buckets"]
-far = t5.extra["relative_attention_max_distance"]
+edges = part3_relative.bucket_edges(
+    num_buckets=buckets, max_distance=t5.extra["relative_attention_max_distance"]
+)
+shared = edges[-1][1]  # nearest distance of the last (shared) bucket
 mechanics = [
     (
         "Scheme",
@@ -65,8 +68,8 @@ mechanics = [
         "attention scores, every layer",
         f"2 × {buckets} buckets × {t5.num_heads} heads = "
         f"{part2_extension.position_parameters(t5):,}",
-        f"exact below {buckets // 4} (encoder), log buckets to {far}",
-        f"every distance ≥ {far} shares one bias",
+        f"exact below {buckets // 4} (encoder), then log-spaced buckets",
+        f"every distance ≥ {shared} shares one bias (encoder)",
     ),
 ]
 costs = [

@@ -19,6 +19,8 @@ def evidence(model):
     if model.scheme == "alibi":
         return f"ALiBi, {model.num_heads} heads (one slope each)"
     scaled = extension_method(model) or "none"
+    if "rope_scaling_from" in model.extra:  # not in the shipped config.json
+        scaled += f", added as {model.extra['rope_scaling_from']} says"
     return (
         f"rope_theta {model.rope_theta:,.0f}, rotates {model.rotary_dim} of "
         f"{model.head_dim} head dims ({model.rope_layout}), scaling: {scaled}"
