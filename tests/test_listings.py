@@ -113,3 +113,22 @@ def test_the_guards_see_the_listings():
     assert any(collapsed for *_, collapsed in LISTINGS)
     assert is_imports(section_lines("posenc_docs/sinusoidal.py", "setup"))
     assert not is_imports(section_lines("posenc_docs/sinusoidal.py", "encode-body"))
+
+
+def test_a_signature_is_always_followed_by_its_body():
+    """`name` alone would show a bare `def` line once `name-body` exists."""
+    alone = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        lines = page.read_text().splitlines()
+        for number, line in enumerate(lines):
+            match = INCLUDE.match(line)
+            if not match or not match["name"] or match["name"].endswith("-body"):
+                continue
+            body = f'--8<-- "{match["path"]}:{match["name"]}-body"'
+            has_body = (
+                f"[start:{match['name']}-body]" in (ROOT / match["path"]).read_text()
+            )
+            following = lines[number + 1].strip() if number + 1 < len(lines) else ""
+            if has_body and following != body:
+                alone.append(where(page, number + 1))
+    assert not alone, alone
