@@ -179,10 +179,12 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
 
     Notes
     -----
-    $L = \max(\text{seq\_len}, L_{max})$ and
-    $b' = b\,(s L / L_{max} - (s - 1))^{d/(d-2)}$; $b' = b$ for $L \le L_{max}$.
-    At $L = s L_{max}$, $b' = b\,(s^2 - s + 1)^{d/(d-2)}$, not the static NTK base
-    $b\, s^{d/(d-2)}$.
+    With $L = \max(\text{seq\_len}, L_{max})$,
+
+    $$b' = b \Bigl(\frac{s L}{L_{max}} - (s - 1)\Bigr)^{d/(d-2)},$$
+
+    so $b' = b$ for $L \le L_{max}$. At $L = s L_{max}$ it is
+    $b\,(s^2 - s + 1)^{d/(d-2)}$, not the static NTK base $b\, s^{d/(d-2)}$.
     """
     factor = checked_real("factor", factor, ge=1)
     Lmax = checked_int("max_position_embeddings", max_position_embeddings)
