@@ -248,3 +248,14 @@ def test_notebook_dollars_render_outside_code_only(renderer):
     out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
     assert out.count('class="katex"') == 2
     assert "<code>$not math$</code>" in out and "<pre>$also not$</pre>" in out
+
+
+def test_search_text_loses_tex_roles_prompts_and_listings():
+    search_index = load("search_index")
+    text = (
+        r"<p>Angle \(m\theta_i\) and $$\frac{1}{\alpha}$$; see :func:<code>rope</code>"
+        r" and :py:class:<code>Rotary</code>.</p> In [3]: <pre>x = 1</pre>"
+    )
+    cleaned = search_index.clean_text(text)
+    expected = "<p>Angle mθi and 1α; see <code>rope</code> and <code>Rotary</code>.</p>"
+    assert cleaned.strip() == expected
