@@ -1,16 +1,25 @@
 """MkDocs hook: what mkdocs-jupyter's notebook pages need before they ship.
 
 Brittle on purpose and isolated here: each pattern must match, or the build stops
-saying which one no longer does (mkdocs-jupyter changed its HTML).
+saying which one no longer does (mkdocs-jupyter changed its HTML). Notebook pages
+take the site's look: code cells get Material's syntax colours (JupyterLab's are
+dropped), and ``notebook.css`` beside this file is appended to the shared notebook
+stylesheet. Each notebook is also served as an unexecuted ``.ipynb`` next to its
+``.py``, made in memory with the same bytes on every build. A notebook's page
+description is its jupytext header's ``description``.
 """
 
 import hashlib
 import itertools
 import posixpath
 import re
+from fnmatch import fnmatch
 from pathlib import Path
 
+import jupytext
+import nbformat
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 
 NOTEBOOK_CRUFT = [  # what mkdocs-jupyter adds that this site must not ship
     r"<!-- Load mathjax -->\s*<script src=\"\">\s*</script>",  # empty MathJax loader
@@ -26,24 +35,32 @@ STREAM_BREAK = re.compile(
     r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"'
     r' tabindex="0">\n<pre>'
 )
+CODE_CELL = 'class="highlight-ipynb hl-python"'
+SITE_CODE_CELL = 'class="highlight highlight-ipynb hl-python"'  # Material's colours
+JUPYTER_SYNTAX = re.compile(r"^\.highlight-ipynb[ .][^\n]*\n", re.MULTILINE)
+SITE_CSS = Path(__file__).with_name("notebook.css")
 
 
 def clean_notebook_html(html: str) -> str:
     """Drop MathJax and CDN mermaid loaders; number cells so builds are reproducible.
 
     KaTeX renders notebook math like every other page's. Jupytext gives each cell a
-    random id on every read, so ids become ``cell-1``, ``cell-2``, ... in page order;
-    stdout split into several outputs by flush timing is joined into one.
+    random id on every read, so ids become ``nb-cell-1``, ``nb-cell-2``, ... in page
+    order (``cell-N`` is taken by the copy buttons' text); stdout split into several
+    outputs by flush timing is joined into one. Code cells get Material's
+    ``highlight`` class, so they are coloured like every other listing.
     """
     for pattern in NOTEBOOK_CRUFT:
         html, found = re.subn(pattern, "", html, flags=re.DOTALL)
         if not found:
             raise PluginError(f"notebook page changed shape: {pattern!r} not found")
+    if CODE_CELL not in html:
+        raise PluginError(f"notebook page changed shape: no {CODE_CELL!r}")
     numbers = itertools.count(1)
     html = re.sub(
-        r'id="cell-id=[0-9a-f]+"', lambda m: f'id="cell-{next(numbers)}"', html
+        r'id="cell-id=[0-9a-f]+"', lambda m: f'id="nb-cell-{next(numbers)}"', html
     )
-    return STREAM_BREAK.sub("", html)
+    return STREAM_BREAK.sub("", html).replace(CODE_CELL, SITE_CODE_CELL)
 
 
 INLINE_STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.DOTALL)
@@ -53,11 +70,13 @@ def shared_stylesheet(html: str, page_url: str) -> tuple[str, str, str]:
     """Move a notebook page's inline ``<style>`` blocks into one cacheable file.
 
     Returns the page with a ``<link>`` where the first block was, the site path
-    of the stylesheet (named by a hash of its content) and the stylesheet itself.
+    of the stylesheet (named by a hash of its content) and the stylesheet itself:
+    the blocks without JupyterLab's syntax colours, then the site's ``notebook.css``.
     """
-    css = "\n".join(INLINE_STYLE.findall(html))
-    if not css:
-        raise PluginError("notebook page changed shape: no inline <style> found")
+    css, found = JUPYTER_SYNTAX.subn("", "\n".join(INLINE_STYLE.findall(html)))
+    if not found:
+        raise PluginError("notebook page changed shape: no .highlight-ipynb rules")
+    css += "\n" + SITE_CSS.read_text(encoding="utf-8")
     digest = hashlib.sha256(css.encode()).hexdigest()[:12]
     path = f"assets/stylesheets/notebook.{digest}.css"
     href = posixpath.relpath(path, posixpath.dirname(page_url + "x") or ".")
@@ -65,6 +84,42 @@ def shared_stylesheet(html: str, page_url: str) -> tuple[str, str, str]:
     blocks = iter([link])
     html = INLINE_STYLE.sub(lambda _: next(blocks, ""), html)
     return html, path, css
+
+
+def notebook_ipynb(script: Path) -> bytes:
+    """A jupytext percent script as an unexecuted ``.ipynb``, the same every build.
+
+    Cells are numbered ``cell-1``, ``cell-2``, ... instead of jupytext's random ids,
+    and the jupytext pairing metadata is dropped: the file stands on its own.
+    """
+    notebook = jupytext.read(script)
+    for number, cell in enumerate(notebook.cells, 1):
+        cell.id = f"cell-{number}"
+    notebook.metadata.pop("jupytext", None)
+    return (nbformat.writes(notebook) + "\n").encode()
+
+
+def ipynb_path(src_uri: str) -> str:
+    """Where a notebook's ``.ipynb`` goes: beside its page and its ``.py``."""
+    stem = posixpath.splitext(posixpath.basename(src_uri))[0]
+    return f"{posixpath.dirname(src_uri)}/{stem}/{stem}.ipynb"
+
+
+def on_files(files, config):
+    scripts = [f for f in files if fnmatch(f.src_uri, "notebooks/*.py")]
+    for script in scripts:
+        ipynb = notebook_ipynb(Path(script.abs_src_path))
+        files.append(File.generated(config, ipynb_path(script.src_uri), content=ipynb))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """A notebook's ``description`` (jupytext header, under ``jupyter:``) as meta."""
+    if fnmatch(page.file.src_uri, "notebooks/*.py"):
+        notebook = jupytext.reads(markdown, fmt="py:percent")
+        if "description" in notebook.metadata:
+            page.meta["description"] = notebook.metadata["description"]
+    return markdown
 
 
 _stylesheets: dict[str, str] = {}

@@ -2,9 +2,12 @@
 
 Search snippets carry no raw TeX (formulas become plain text), no notebook
 prompts and no repeated API table headers, and API pages rank below the page
-that teaches the same topic. Material fetches the whole index on every first page
-load; the built site's copy of its bundle is patched (one exact, version-pinned
-expression, or the build stops) to fetch it when the reader first focuses search.
+that teaches the same topic: Material weighs a title match 1000 times a text
+match, so at a twentieth of the weight an API heading (a function's name) still
+beats any body text, but never a teaching page's heading. Material fetches the
+whole index on every first page load; the built site's copy of its bundle is
+patched (one exact, version-pinned expression, or the build stops) to fetch it
+when the reader first focuses search.
 """
 
 import json
@@ -21,7 +24,8 @@ BOILERPLATE = re.compile(
     r"\s*(?:Name\s+)?Type\s+Description(?:\s+Default)?(?=\s|<)|In\s*\[\s*\d*\s*\]:"
 )
 CODE_BLOCK = re.compile(r"<pre>.*?</pre>", re.DOTALL)
-API_BOOST = 0.5
+SPHINX_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|obj|data|exc|const):")
+API_BOOST = 0.05
 # Material 9.8.2's bundle: the index observable, built eagerly at start-up.
 EAGER_INDEX = 'zi=document.forms.namedItem("search")?ks():tt'
 # The same observable after the first focus inside the search form: fromEvent (h),
@@ -40,8 +44,8 @@ def plain_formula(tex: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """One search entry's text without code listings, TeX, prompts, table headers."""
-    text = CODE_BLOCK.sub("", text)
+    """One entry's text without code listings, TeX, prompts, table headers, roles."""
+    text = SPHINX_ROLE.sub("", CODE_BLOCK.sub("", text))
     text = FORMULA.sub(lambda m: plain_formula(next(g for g in m.groups() if g)), text)
     return BOILERPLATE.sub("", text)
 

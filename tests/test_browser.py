@@ -3,6 +3,7 @@ rendered, figures loaded in the scheme the reader uses, usable at 390 px.
 
 Each page is loaded once per colour scheme and every check runs on that load."""
 
+import json
 import statistics
 
 import pytest
@@ -109,14 +110,20 @@ def test_math_shows_with_javascript_off(guarded, site_url, page):
 
 
 def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages):
+    """Each notebook page links its .py and its .ipynb, and both download."""
     notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
     assert len(notebooks) >= 2
     for page in notebooks:
         tab = visit(guarded, site_url, page)
-        link = tab.page.locator("p.posenc-download a[download]")
-        assert link.count() == 1, f"{page}: no download link"
-        source = tab.page.request.get(link.evaluate("a => a.href"))  # resolved URL
-        assert source.ok and "# %%" in source.text(), page
+        fetched = {}
+        for suffix in (".py", ".ipynb"):
+            link = tab.page.locator(f'p.posenc-download a[download][href$="{suffix}"]')
+            assert link.count() == 1, f"{page}: no {suffix} download link"
+            response = tab.page.request.get(link.evaluate("a => a.href"))  # resolved
+            assert response.ok, f"{page}: {suffix} link is broken"
+            fetched[suffix] = response.text()
+        assert "# %%" in fetched[".py"], page
+        assert json.loads(fetched[".ipynb"])["cells"], page
         tab.page.context.close()
 
 

@@ -1,6 +1,7 @@
 """Unit tests for the MkDocs hook and the macros module."""
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -129,14 +130,64 @@ NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->
 <!-- MathJax configuration -->
 <script type="text/x-mathjax-config">MathJax.Hub.Config({});</script>
 <script type="module">const m = await import("https://cdnjs.cloudflare.com/m.mjs");</script>
-<div id="cell-id=ffee0011">y</div><script type="module">keep()</script>"""
+<div id="cell-id=ffee0011">y</div><script type="module">keep()</script>
+<div class="highlight-ipynb hl-python"><pre>x = 1</pre></div>
+<div class="zeroclipboard-container"><clipboard-copy for="cell-1"></clipboard-copy>
+<div class="clipboard-copy-txt" id="cell-1">x = 1</div></div>"""
 
 
 def test_notebook_pages_lose_cdn_loaders_and_random_ids():
     cleaned = notebooks.clean_notebook_html(NOTEBOOK_PAGE)
     assert "cdnjs" not in cleaned and "mathjax" not in cleaned.lower()
     assert 'src=""' not in cleaned and "keep()" in cleaned
-    assert 'id="cell-1"' in cleaned and 'id="cell-2"' in cleaned
+    assert 'id="nb-cell-1"' in cleaned and 'id="nb-cell-2"' in cleaned
+    ids = re.findall(r'\bid="([^"]+)"', cleaned)
+    assert len(ids) == len(set(ids)), ids  # copy buttons keep their own cell-N
+
+
+def test_notebook_code_cells_take_materials_colours():
+    cleaned = notebooks.clean_notebook_html(NOTEBOOK_PAGE)
+    assert '<div class="highlight highlight-ipynb hl-python">' in cleaned
+    css = "pre { x: 1 }\n.highlight-ipynb .k { color: green }\n.jp-Cell { y: 2 }\n"
+    page = f"<style>{css}</style><p>body</p>"
+    _, _, shipped = notebooks.shared_stylesheet(page, "notebooks/a/")
+    assert "color: green" not in shipped and ".jp-Cell { y: 2 }" in shipped
+    assert shipped.endswith(notebooks.SITE_CSS.read_text(encoding="utf-8"))
+    with pytest.raises(PluginError, match="highlight-ipynb"):
+        notebooks.shared_stylesheet("<style>.jp-Cell {}</style>", "notebooks/a/")
+
+
+def test_notebook_ipynb_is_the_script_as_a_reproducible_notebook(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    script = tmp_path / "tour.py"
+    script.write_text(
+        "# ---\n# jupyter:\n#   description: A tour.\n#   kernelspec:\n"
+        "#     display_name: Python 3\n#     language: python\n#     name: python3\n"
+        "# ---\n\n# %% [markdown]\n# # Title\n\n# %%\nprint(6 * 7)\n"
+    )
+    first, second = notebooks.notebook_ipynb(script), notebooks.notebook_ipynb(script)
+    assert first == second  # jupytext's random cell ids are gone
+    notebook = nbformat.reads(first.decode(), as_version=4)
+    nbformat.validate(notebook)
+    assert [c.cell_type for c in notebook.cells] == ["markdown", "code"]
+    code = notebook.cells[1]
+    assert code.source == "print(6 * 7)" and code.outputs == []  # unexecuted
+    assert notebook.metadata.kernelspec.name == "python3"
+    assert notebook.metadata.description == "A tour."
+    assert "jupytext" not in first.decode()
+    assert notebooks.ipynb_path("notebooks/tour.py") == "notebooks/tour/tour.ipynb"
+
+
+def test_tables_get_a_scroll_hint_and_nothing_else_changes():
+    tables = load("tables")
+    page = "<p>a</p><table>\n<tr><td>1</td></tr>\n</table><table class=x></table>"
+    wrapped = tables.with_scroll_hints(page)
+    assert wrapped == page.replace(
+        "<table>\n<tr><td>1</td></tr>\n</table>",
+        f'<div class="posenc-table">{tables.HINT}<table>\n<tr><td>1</td></tr>'
+        "\n</table></div>",
+    )  # classed tables (notebook data frames) are left alone
+    assert 'aria-hidden="true"' in tables.HINT and "data-search-exclude" in tables.HINT
 
 
 def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
@@ -197,3 +248,14 @@ def test_notebook_dollars_render_outside_code_only(renderer):
     out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
     assert out.count('class="katex"') == 2
     assert "<code>$not math$</code>" in out and "<pre>$also not$</pre>" in out
+
+
+def test_search_text_loses_tex_roles_prompts_and_listings():
+    search_index = load("search_index")
+    text = (
+        r"<p>Angle \(m\theta_i\) and $$\frac{1}{\alpha}$$; see :func:<code>rope</code>"
+        r" and :py:class:<code>Rotary</code>.</p> In [3]: <pre>x = 1</pre>"
+    )
+    cleaned = search_index.clean_text(text)
+    expected = "<p>Angle mθi and 1α; see <code>rope</code> and <code>Rotary</code>.</p>"
+    assert cleaned.strip() == expected

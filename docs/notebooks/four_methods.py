@@ -1,5 +1,8 @@
 # ---
 # jupyter:
+#   description: >-
+#     Notebook: sinusoidal, learned, RoPE and ALiBi run side by side on one toy
+#     batch, each printing what it checks.
 #   jupytext:
 #     formats: py:percent
 #   kernelspec:

@@ -1,5 +1,8 @@
 # ---
 # jupyter:
+#   description: >-
+#     Notebook: the sinusoidal encoding hands on — equal offsets give equal dot
+#     products, and a shift is one rotation.
 #   jupytext:
 #     formats: py:percent
 #   kernelspec:

@@ -1,0 +1,27 @@
+"""MkDocs hook: a table wider than the screen says that it scrolls.
+
+Each Markdown table goes into a ``<div class="posenc-table">`` that starts with a
+hint line; ``docs/stylesheets/extra.css`` shows the hint, and shadows at the edge
+where the table is cut, only while the table is wider than its column (a
+scroll-driven animation, so it works without JavaScript). Material's own scroll
+wrapper, added by its JavaScript, goes inside the div around the table. The hint
+is left out of search and of what screen readers announce.
+"""
+
+import re
+
+TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
+HINT = (
+    '<p class="posenc-table__hint" aria-hidden="true" data-search-exclude>'
+    "Wider than the page: scroll the table sideways \u2192</p>"
+)
+
+
+def with_scroll_hints(page_html: str) -> str:
+    """Every plain ``<table>`` of a page inside a scroll-hint container."""
+    wrap = '<div class="posenc-table">{}{}</div>'.format
+    return TABLE.sub(lambda table: wrap(HINT, table[0]), page_html)
+
+
+def on_page_content(page_html, page, config, files):
+    return with_scroll_hints(page_html)

@@ -1,0 +1,272 @@
+"""Finding things and reading them on a phone (issue 13): each page's own meta
+description, search that puts the teaching page above its API page with clean
+snippets, a 404 page with search and a way home, notebooks as .ipynb and .py,
+wide tables that say they scroll, notebook cells at the page's width, and a home
+page whose first screen shows what the site is."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urljoin
+
+import jupytext
+import nbformat
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from tests.conftest import ROOT
+
+NODE = shutil.which("node")
+PHONE = {"width": 390, "height": 844}
+# (query, the page that teaches it, its API page): the teacher must rank higher.
+TEACHERS = [
+    ("alibi", "part2/05-alibi/", "api/alibi/"),
+    ("yarn", "part2/07-context-extension/", "api/scaling/"),
+    ("ntk", "part2/07-context-extension/", "api/scaling/"),
+    ("rope", "part2/04-rope/", "api/rope/"),
+    ("sinusoidal", "part2/02-sinusoidal/", "api/sinusoidal/"),
+    ("learned", "part2/03-learned/", "api/learned/"),
+    ("t5", "part3/relative/", "api/relative_bias/"),
+    ("partial rotary", "part3/partial/", "api/partial_rotary/"),
+    ("mrope", "part3/axes/", "api/mrope/"),
+    ("sliding window", "part3/windows/", "api/windows/"),
+]
+RAW_IN_SNIPPETS = ["$$", "\\frac", "\\(", "\\[", ":func:", ":class:", ":meth:", "In ["]
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def front_matter(page: Path) -> dict:
+    text = page.read_text(encoding="utf-8")
+    if page.suffix == ".py":
+        return jupytext.reads(text, fmt="py:percent").metadata
+    head, _, _ = text.removeprefix("---\n").partition("\n---\n")
+    return yaml.safe_load(head) if text.startswith("---\n") else {}
+
+
+def test_every_source_page_states_a_one_sentence_description():
+    pages = sorted((ROOT / "docs").rglob("*.md")) + sorted(
+        (ROOT / "docs" / "notebooks").glob("*.py")
+    )
+    described = {p.relative_to(ROOT): front_matter(p).get("description") for p in pages}
+    missing = [str(p) for p, text in described.items() if not text]
+    assert not missing, f"pages without a description: {missing}"
+    for page, text in described.items():
+        assert 40 <= len(text) <= 200, f"{page}: {len(text)} characters"
+        assert text.rstrip().endswith((".", "?")), f"{page}: not a sentence"
+
+
+@pytest.mark.build
+def test_no_two_pages_share_a_description_and_none_falls_back(site_dir, html_pages):
+    site_description = yaml.safe_load((ROOT / "mkdocs.yml").read_text())[
+        "site_description"
+    ]
+    by_text = {}
+    for page in html_pages:
+        tags = soup(site_dir / page).find_all("meta", attrs={"name": "description"})
+        assert len(tags) == 1, f"{page}: {len(tags)} meta descriptions"
+        text = tags[0]["content"]
+        assert text != site_description, f"{page}: only the site's description"
+        by_text.setdefault(text, []).append(str(page))
+    shared = {text: pages for text, pages in by_text.items() if len(pages) > 1}
+    assert not shared, f"pages sharing a description: {shared}"
+
+
+def material_ranking(site_dir: Path, queries: list[str]) -> dict[str, list[str]]:
+    """Page locations per query, in the order Material's search shows them."""
+    script = ROOT / "tests" / "material_search.mjs"
+    result = subprocess.run(
+        [NODE, script, site_dir, *queries], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    ranked = json.loads(result.stdout)
+    return {q: [loc.split("#")[0] for loc, _ in hits] for q, hits in ranked.items()}
+
+
+@pytest.mark.build
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_search_ranks_the_teaching_page_above_its_api_page(site_dir):
+    ranking = material_ranking(site_dir, [query for query, _, _ in TEACHERS])
+    for query, teacher, api in TEACHERS:
+        pages = ranking[query]
+        assert teacher in pages and api in pages, f"{query!r}: {pages[:8]}"
+        assert pages.index(teacher) < pages.index(api), f"{query!r}: {pages[:8]}"
+    # a function's exact name still finds its API page first
+    assert material_ranking(site_dir, ["yarn_ramp_bounds"])["yarn_ramp_bounds"][0] == (
+        "api/scaling/"
+    )
+
+
+@pytest.mark.build
+def test_search_snippets_carry_no_tex_roles_prompts_or_hints(site_dir):
+    index = json.loads((site_dir / "search" / "search_index.json").read_text())
+    for doc in index["docs"]:
+        text = BeautifulSoup(doc["text"], "html.parser").get_text()
+        raw = [marker for marker in RAW_IN_SNIPPETS if marker in text]
+        assert not raw, f"{doc['location']}: {raw} in {text[:200]!r}"
+        assert "table sideways" not in text, f"{doc['location']}: the scroll hint"
+
+
+@pytest.mark.build
+def test_404_page_has_a_search_form_and_a_way_home(site_dir):
+    """From any missing address, the form and the home link land on the home page."""
+    page = soup(site_dir / "404.html")
+    missing = "https://posenc-docs.example/no/such/page/"
+    form = page.select_one("form.posenc-404-search")
+    assert form is not None and form["method"] == "get"
+    assert urljoin(missing, form["action"]) == "https://posenc-docs.example/"
+    query = form.select_one('input[name="q"]')  # Material opens search for ?q=
+    assert query is not None and page.select_one(f'label[for="{query["id"]}"]')
+    home = page.select_one(".md-content a.posenc-home")
+    assert "home" in home.get_text().lower()
+    assert urljoin(missing, home["href"]) == "https://posenc-docs.example/"
+    parts = page.select(".md-content li a")  # the parts of the site
+    assert len(parts) >= 5
+    for link in parts:
+        assert (site_dir / link["href"].lstrip("/") / "index.html").is_file(), link
+
+
+@pytest.mark.build
+def test_notebook_pages_offer_ipynb_and_py_that_exist_in_the_site(site_dir, html_pages):
+    notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
+    assert len(notebooks) >= 2
+    for page in notebooks:
+        links = soup(site_dir / page).select("p.posenc-download a[download]")
+        targets = {
+            Path(a["href"]).suffix: site_dir / page.parent / a["href"] for a in links
+        }
+        assert sorted(targets) == [".ipynb", ".py"], f"{page}: {targets}"
+        assert all(path.is_file() for path in targets.values()), targets
+        notebook = nbformat.read(targets[".ipynb"], as_version=4)
+        nbformat.validate(notebook)
+        script = jupytext.read(targets[".py"])  # the same cells, independently
+        assert [c.source for c in notebook.cells] == [c.source for c in script.cells]
+        assert ROOT.joinpath("docs", "notebooks", targets[".py"].name).read_bytes() == (
+            targets[".py"].read_bytes()
+        )
+
+
+TABLES = """() => [...document.querySelectorAll('.md-content table')].map(table => {
+  const box = table.closest('.posenc-table');
+  const scroller = table.closest('.md-typeset__scrollwrap') || table;
+  const hint = box && box.querySelector('.posenc-table__hint');
+  const style = getComputedStyle(scroller);
+  return {
+    wide: scroller.scrollWidth > scroller.clientWidth + 1,
+    tableWidth: table.getBoundingClientRect().width,
+    boxed: !!box,
+    scrolls: ['auto', 'scroll'].includes(style.overflowX),
+    hint: !!hint && hint.getBoundingClientRect().height > 0
+      && getComputedStyle(hint).visibility === 'visible',
+  };
+})"""
+
+
+def pages_with_tables(site_dir, html_pages) -> list[Path]:
+    return [p for p in html_pages if "posenc-table" in (site_dir / p).read_text()]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("javascript", [True, False])
+def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
+    guarded, site_url, site_dir, html_pages, javascript
+):
+    wide = 0
+    for page in pages_with_tables(site_dir, html_pages):
+        tab = guarded(width=PHONE["width"], javascript=javascript)
+        tab.page.set_viewport_size(PHONE)
+        tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
+        for table in tab.page.evaluate(TABLES):
+            if table["tableWidth"] > PHONE["width"] or table["wide"]:
+                assert table["boxed"] and table["scrolls"], f"{page}: {table}"
+            if table["boxed"]:
+                assert table["hint"] == table["wide"], f"{page}: {table}"
+            wide += table["wide"]
+        tab.page.context.close()
+    assert wide >= 5  # the comparison, extension and Part III tables
+
+
+NOTEBOOK_LOOK = """() => {
+  const content = document.querySelector('.md-content__inner');
+  const cells = [...document.querySelectorAll('.jp-CodeCell .highlight-ipynb')];
+  const prompts = [...document.querySelectorAll('.jp-InputPrompt, .jp-OutputPrompt')];
+  const outputs = [...document.querySelectorAll('.jp-OutputArea-output pre')];
+  const keyword = document.querySelector('.highlight-ipynb .kn, .highlight-ipynb .k');
+  return {
+    contentWidth: content.getBoundingClientRect().width
+      - parseFloat(getComputedStyle(content).paddingLeft)
+      - parseFloat(getComputedStyle(content).paddingRight),
+    cellWidths: cells.map(c => c.getBoundingClientRect().width),
+    promptsShown: prompts.filter(p => p.getBoundingClientRect().width > 0).length,
+    breaks: [...new Set(outputs.map(o => getComputedStyle(o).wordBreak + ' '
+      + getComputedStyle(o).overflowWrap + ' ' + getComputedStyle(o).whiteSpace))],
+    keyword: getComputedStyle(keyword).color,
+    background: getComputedStyle(cells[0]).backgroundColor,
+  };
+}"""
+SITE_CODE = """() => {
+  const keyword = document.querySelector('.md-typeset .highlight .kn, .highlight .k');
+  const code = document.querySelector('.md-typeset pre > code');
+  return {keyword: getComputedStyle(keyword).color,
+          background: getComputedStyle(code).backgroundColor};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_notebook_cells_take_the_page_width_and_the_site_code_colours(
+    guarded, site_url, scheme
+):
+    tab = guarded(color_scheme=scheme)
+    tab.page.goto(f"{site_url}/part2/04-rope/", wait_until="load")
+    site = tab.page.evaluate(SITE_CODE)
+    tab.page.goto(f"{site_url}/notebooks/four_methods/", wait_until="load")
+    wide = tab.page.evaluate(NOTEBOOK_LOOK)
+    assert wide["promptsShown"] > 0  # desktop keeps In [n]:
+    assert (wide["keyword"], wide["background"]) == (
+        site["keyword"],
+        site["background"],
+    )
+    tab.page.set_viewport_size(PHONE)
+    phone = tab.page.evaluate(NOTEBOOK_LOOK)
+    assert phone["promptsShown"] == 0
+    assert min(phone["cellWidths"]) >= 0.99 * phone["contentWidth"], phone
+    assert phone["breaks"] == ["normal normal pre-wrap"], phone["breaks"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [PHONE["width"], 1280])
+def test_home_first_screen_says_what_the_site_is_with_a_figure(
+    guarded, site_url, width
+):
+    tab = guarded(width=width)
+    tab.page.set_viewport_size({"width": width, "height": PHONE["height"]})
+    tab.page.goto(f"{site_url}/", wait_until="networkidle")
+    height = PHONE["height"]
+    title = tab.page.locator(".md-content h1").bounding_box()
+    lead = tab.page.locator(".md-content h1 + p").bounding_box()
+    figure = tab.page.locator(".md-content picture.posenc-figure img").first
+    box = figure.bounding_box()
+    assert title["y"] + title["height"] < height and lead["y"] + lead["height"] < height
+    assert box["y"] + box["height"] / 2 < height, f"figure starts at {box['y']}"
+    assert figure.get_attribute("alt")
+
+
+@pytest.mark.browser
+def test_404_search_opens_the_sites_search_with_the_query(guarded, site_url):
+    tab = guarded(width=PHONE["width"])
+    tab.page.goto(f"{site_url}/404.html", wait_until="load")
+    tab.page.fill("#posenc-404-query", "alibi")
+    tab.page.click(".posenc-404-search button")
+    tab.page.wait_for_selector(".md-search-result__item", timeout=15000)
+    first = tab.page.locator(".md-search-result__item > a").first.get_attribute("href")
+    assert first.rstrip("/").endswith("part2/05-alibi"), first
+    tab.page.goto(f"{site_url}/404.html", wait_until="load")
+    tab.page.click(".md-content a.posenc-home")
+    tab.page.wait_for_load_state("load")
+    assert tab.page.url.rstrip("/") == site_url
+    assert tab.blocked == [] and tab.errors == []
