@@ -4,6 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import OKABE_ITO, themed
 from posenc_docs.lab import paper
 from posenc_docs.lab.results import (
@@ -204,3 +205,71 @@ def passkey_grids(*, theme: str, names: tuple, columns: int):
 SCHEME_GRIDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 ROPE_GRIDS = ("rope", "pi", "ntk", "dynamic", "yarn", "llama3", "ft_rope", "ft_pi")
 ROPE_GRIDS += ("ft_yarn",)
+
+FIGURES = [
+    FigureSpec(
+        slug="lab-paper-vs-lab",
+        draw=paper_vs_lab,
+        alt=(
+            "Two log-log panels, one above the other, of perplexity against "
+            "evaluation length over training length. Top, the ALiBi paper's "
+            "WikiText-103 numbers: sinusoidal climbs steeply, rotary more slowly, "
+            "T5 bias rises late and ALiBi stays flat. Bottom, this lab's tiny models "
+            "on a Markov source, each line the mean of three seeds with a shaded "
+            "band from the lowest to the highest seed: sinusoidal jumps at twice L, "
+            "RoPE climbs a step later, ALiBi stays flat just above the dotted "
+            "best-possible line, the model without positions starts high, and the "
+            "learned table ends at L with an IndexError."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-rope-scalings",
+        draw=rope_scalings,
+        alt=(
+            "Perplexity of the trained RoPE models from L to 16 L on log axes, "
+            "unchanged and with five zero-shot extensions (position interpolation, "
+            "NTK-aware, dynamic NTK, YaRN, Llama 3.1), each the mean of three "
+            "seeds with a min-max band. The values are in the table below the "
+            "figure."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-finetune",
+        draw=finetune,
+        alt=(
+            "Two panels against evaluation length over L, with a dashed vertical "
+            "line at 4 L, the fine-tuning length. Left, perplexity on log axes; "
+            "right, passkey accuracy in percent. Solid lines: RoPE, RoPE with PI "
+            "and RoPE with YaRN, zero-shot. Dashed lines of the same colours: the "
+            "same three after a short fine-tune at 4 L. Mean of three seeds with "
+            "min-max bands; the values are in the tables."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-passkey-schemes",
+        draw=passkey_grids,
+        params={"names": SCHEME_GRIDS, "columns": 5},
+        alt=(
+            "Five heatmaps side by side, one per positional scheme (none, learned, "
+            "sinusoidal, RoPE, ALiBi), of passkey exact-match accuracy: rows are "
+            "the key's depth in the sequence from 0% (first token) to 100% (just "
+            "before the question), columns the sequence length from L to 16 L. "
+            "Each cell prints its mean accuracy over three seeds in percent, on a "
+            "dark-blue (0) to yellow (100) scale; the learned model's cells past "
+            "L are empty, marked with a dash."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-passkey-rope",
+        draw=passkey_grids,
+        params={"names": ROPE_GRIDS, "columns": 3},
+        alt=(
+            "Nine passkey heatmaps, depth by length as in the figure above, for "
+            "the RoPE model: top row unchanged, with position interpolation and "
+            "with NTK-aware scaling; middle row with dynamic NTK, YaRN and Llama "
+            "3.1's rule, all zero-shot; bottom row after a short fine-tune at 4 L, "
+            "plain, with PI and with YaRN. Each cell prints its mean accuracy in "
+            "percent."
+        ),
+    ),
+]

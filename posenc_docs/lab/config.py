@@ -31,7 +31,7 @@ class Config:
     warmup: int = 50
     seeds: tuple = (0, 1, 2)  # weights and training batches
     finetune_multiple: int = 4  # fine-tune at 4 L with scale factor s = 4
-    finetune_steps: int = 30  # 5% of the pre-training steps
+    finetune_steps: int = 30
     finetune_lr: float = 1e-3  # constant after a linear warm-up, as PI and YaRN
     finetune_warmup: int = 5
     threads: int = 1  # per worker; 2 threads: 3-9x slower on a shared, busy CPU
@@ -49,7 +49,10 @@ class Config:
 class PerplexityConfig(Config):
     """Next-token loss on the Markov language itself."""
 
-    eval_tokens: int = 8192  # the same target tokens at every evaluation length
+    steps: int = 400
+    warmup: int = 40
+    finetune_steps: int = 20  # 5% of the pre-training steps
+    eval_tokens: int = 4096  # the same target tokens at every evaluation length
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,13 @@ class PasskeyConfig(Config):
     """Find the key far back: a key planted in the filler, asked for at the end."""
 
     lr: float = 3e-3  # 1e-2 plateaued at about 30% exact match
+    steps: int = 500
+    finetune_steps: int = 25  # 5% of the pre-training steps
     key_len: int = 4  # distinct digits after the marker
     key_vocab: int = 10  # the digits: tokens the filler never uses
     answer_weight: float = 5.0  # loss = LM loss + 5 x loss on the answer
     depths: tuple = (0.0, 0.25, 0.5, 0.75, 1.0)  # 0: first token, 1: just before
-    eval_per_cell: int = 12  # sequences per (length, depth), the same for all
+    eval_per_cell: int = 6  # sequences per (length, depth), the same for all
 
     @property
     def model_vocab(self) -> int:
