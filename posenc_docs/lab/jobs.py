@@ -73,32 +73,39 @@ def score(experiment, model, evaluation: dict, length: int, config) -> dict:
     return {"length": length, "distance": distance, "accuracy": accuracy}
 
 
-def _train(job, config, evaluation) -> tuple:
-    """Train ``job["name"]`` at L; score it at every length."""
-    model = make_model(job["name"], config, job["seed"])
-    n_seq = config.steps * config.batch
-    sequences = training_set(
-        job["experiment"], config, n_seq, config.train_len, (job["seed"], 1)
-    )
+def _fit_and_score(job, config, evaluation, model, length, steps, rate, tag):
+    """Train ``model`` for ``steps`` batches of ``length`` tokens; score it."""
+    experiment = job["experiment"]
+    n_seq = steps * config.batch
+    sequences = training_set(experiment, config, n_seq, length, (job["seed"], tag))
     summary = train(
-        model,
-        sequences,
-        objective(job["experiment"], config),
-        lambda step: learning_rate(step, config),
-        config.batch,
+        model.train(), sequences, objective(experiment, config), rate, config.batch
     )
     model.eval()
     summary["eval"] = [
-        score(job["experiment"], model, evaluation, n, config) for n in evaluation
+        score(experiment, model, evaluation, n, config) for n in evaluation
     ]
     return summary, model
 
 
-def _extend(job, config, evaluation) -> tuple:
-    """The trained RoPE model, zero-shot, with s = length / L at every length."""
+def _train(job, config, evaluation) -> tuple:
+    """Train ``job["name"]`` at L; score it at every length."""
+    model = make_model(job["name"], config, job["seed"])
+    rate = lambda step: learning_rate(step, config)  # noqa: E731
+    return _fit_and_score(
+        job, config, evaluation, model, config.train_len, config.steps, rate, 1
+    )
+
+
+def _trained_rope(job, config):
     model = make_model("rope", config, job["seed"])
     model.load_state_dict(job["weights"])
-    model.eval()
+    return model
+
+
+def _extend(job, config, evaluation) -> tuple:
+    """The trained RoPE model, zero-shot, with s = length / L at every length."""
+    model = _trained_rope(job, config).eval()
     rows = []
     for n in evaluation:
         use_rope_scaling(model, job["name"], n / config.train_len, config, seq_len=n)
@@ -108,26 +115,12 @@ def _extend(job, config, evaluation) -> tuple:
 
 def _finetune(job, config, evaluation) -> tuple:
     """The trained RoPE model fine-tuned at s L with method s, then scored."""
-    model = make_model("rope", config, job["seed"])
-    model.load_state_dict(job["weights"])
+    model = _trained_rope(job, config)
     method, s = job["name"].removeprefix("ft_"), config.finetune_multiple
     use_rope_scaling(model, method, float(s), config, seq_len=None)
-    n_seq = config.finetune_steps * config.batch
-    sequences = training_set(
-        job["experiment"], config, n_seq, s * config.train_len, (job["seed"], 2)
-    )
-    summary = train(
-        model.train(),
-        sequences,
-        objective(job["experiment"], config),
-        lambda step: finetune_rate(step, config),
-        config.batch,
-    )
-    model.eval()
-    summary["eval"] = [
-        score(job["experiment"], model, evaluation, n, config) for n in evaluation
-    ]
-    return summary, model
+    rate = lambda step: finetune_rate(step, config)  # noqa: E731
+    length, steps = s * config.train_len, config.finetune_steps
+    return _fit_and_score(job, config, evaluation, model, length, steps, rate, 2)
 
 
 KINDS = {"train": _train, "extend": _extend, "finetune": _finetune}
