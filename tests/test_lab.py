@@ -298,3 +298,95 @@ def test_page_helpers_read_the_committed_results():
     assert lab.accuracy("rope", 1) == pytest.approx(
         np.mean(lab.depth_grid("rope"), 0)[0]
     )
+
+
+def below(name, other, multiple, metric=lab.perplexity_range):
+    """Every seed of ``name`` is below every seed of ``other``: beyond the spread."""
+    return metric(name, multiple)[1] < metric(other, multiple)[0]
+
+
+def overlap(name, other, multiple, metric=lab.perplexity_range):
+    """The seed ranges of ``name`` and ``other`` overlap: within the spread."""
+    return not below(name, other, multiple, metric) and not below(
+        other, name, multiple, metric
+    )
+
+
+def acc_range(name, multiple, depth=None):
+    return lab.accuracy_range(name, multiple, depth)
+
+
+def test_committed_perplexity_supports_what_the_page_says():
+    ppl = lab.perplexity
+    vocab = lab.settings()["vocab"]
+    assert ppl("sinusoidal", 2) > 2 * ppl("sinusoidal", 1)
+    assert ppl("sinusoidal", 16) > vocab  # worse than a uniform guess
+    assert below("rope", "sinusoidal", 2)
+    assert overlap("rope", "sinusoidal", 16)  # "within each other's spread"
+    alibi = [ppl("alibi", m) for m in FULL["perplexity"].eval_multiples]
+    assert alibi == sorted(alibi, reverse=True)  # longer windows help
+    floors = [lab.floor_perplexity(m) for m in FULL["perplexity"].eval_multiples]
+    assert floors == sorted(floors, reverse=True)
+    assert below("rope", "alibi", 1) and below("rope", "sinusoidal", 1)
+    assert overlap("alibi", "sinusoidal", 1)
+    assert all(below(n, "none", 1) for n in ("learned", "sinusoidal", "rope", "alibi"))
+
+
+def test_committed_zero_shot_results_support_what_the_page_says():
+    for name in FULL["perplexity"].zero_shot:  # s = 1 is plain RoPE
+        assert lab.perplexity(name, 1) == lab.perplexity("rope", 1)
+        assert lab.accuracy(name, 1) == lab.accuracy("rope", 1)
+        assert below("alibi", name, 16)  # none of them matches ALiBi
+    assert below("rope", "pi", 2)
+    assert below("pi", "rope", 2, acc_range) or overlap("pi", "rope", 2, acc_range)
+    assert lab.accuracy("pi", 2) < lab.accuracy("rope", 2)
+    assert below("dynamic", "yarn", 16) and below("dynamic", "llama3", 16)
+    assert overlap("dynamic", "yarn", 4)
+    assert below("dynamic", "yarn", 16, acc_range)  # YaRN finds the most keys
+    assert below("alibi", "yarn", 16, acc_range)
+    best = max(FULL["passkey"].zero_shot, key=lambda n: lab.accuracy(n, 16))
+    assert best == "yarn"
+
+
+def test_committed_fine_tune_results_support_what_the_page_says():
+    assert below("ft_yarn", "yarn", 4) and below("ft_yarn", "alibi", 4)
+    best_at_4 = min(
+        [*FULL["perplexity"].schemes[2:], *FULL["perplexity"].zero_shot, "ft_rope"]
+        + ["ft_pi", "ft_yarn"],
+        key=lambda n: lab.perplexity(n, 4),
+    )
+    assert best_at_4 == "ft_yarn"
+    assert below("ft_pi", "pi", 4) and below("rope", "ft_pi", 1)
+    assert below("ft_rope", "rope", 4) and below("rope", "ft_rope", 1)
+    assert below("yarn", "ft_yarn", 16)  # past the fine-tuning length
+    for tuned, zero_shot in (("ft_yarn", "yarn"), ("ft_rope", "rope"), ("ft_pi", "pi")):
+        assert overlap(tuned, zero_shot, 4, acc_range)  # "within the spread"
+    assert overlap("ft_pi", "ft_rope", 4, acc_range)
+    assert overlap("ft_pi", "ft_rope", 4)
+    assert below("ft_pi", "rope", 1, acc_range)
+
+
+def test_committed_passkey_results_support_what_the_page_says():
+    for name in ("learned", "sinusoidal", "rope", "alibi"):
+        assert below("none", name, 1, acc_range)
+        for other in ("learned", "sinusoidal", "rope", "alibi"):
+            assert name == other or overlap(name, other, 1, acc_range)
+    assert all(lab.accuracy_range("sinusoidal", m)[1] == 0 for m in (2, 4, 8, 16))
+    rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
+    assert rope == sorted(rope, reverse=True)  # "fades a step past L"
+    assert below("rope", "alibi", 16, acc_range)
+    near, far = len(PASSKEY.depths) - 1, 0
+    assert (
+        lab.accuracy_range("alibi", 16, far)[1]
+        < lab.accuracy_range("alibi", 16, near)[0]
+    )  # recency: the key just before the question, not the one far back
+    for name in ("sinusoidal", "rope"):  # the others with positions lose the key
+        assert below(name, "alibi", 16, acc_range)
+    assert overlap("none", "alibi", 16, acc_range)  # NoPE: "fewer than 40% at every length"
+    assert max(lab.accuracy("none", m) for m in PASSKEY.eval_multiples) < 0.4
+
+
+def test_committed_speeds_support_what_the_page_says():
+    speeds = {n: lab.relative_speed(n) for n in FULL["perplexity"].schemes}
+    assert min(speeds, key=speeds.get) == "rope"  # "again the slowest"
+    assert all(abs(v - 1) < 0.05 for n, v in speeds.items() if n != "rope")

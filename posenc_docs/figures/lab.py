@@ -10,12 +10,12 @@ from posenc_docs.lab import paper
 from posenc_docs.lab.results import (
     LABELS,
     accuracies,
-    config,
     depth_grid,
     eval_rows,
     floor_perplexity,
     load_results,
     perplexities,
+    settings,
 )
 
 # One colour, marker and line per model, the same in every panel; a fine-tuned
@@ -48,7 +48,7 @@ def _curve(ax, name, x, y, label, band=None):
 
 def _seed_curve(ax, name, experiment, results):
     """Mean over seeds with a min-max band, at every length the model ran."""
-    c = config(experiment, results)
+    c = settings(experiment, results)
     values = perplexities if experiment == "perplexity" else accuracies
     ran = [
         m
@@ -66,7 +66,7 @@ def _seed_curve(ax, name, experiment, results):
 
 
 def _floor(ax, results, colours):
-    multiples = config("perplexity", results)["eval_multiples"]
+    multiples = settings("perplexity", results)["eval_multiples"]
     floor = [floor_perplexity(m, results) for m in multiples]
     ax.plot(multiples, floor, ls=":", color=colours["muted"], lw=1.2)
     ax.plot([], [], ls=":", color=colours["muted"], label="best possible")
@@ -105,11 +105,11 @@ def paper_vs_lab(*, theme: str):
             kept = [(x, v) for x, v in zip(ratio, values, strict=True) if v is not None]
             _curve(top, paper.LAB_NAME.get(name, name), *zip(*kept, strict=True), name)
         _axes(top, "ALiBi paper: WikiText-103, L = 512", "")
-        for name in config("perplexity", results)["schemes"]:
+        for name in settings("perplexity", results)["schemes"]:
             _seed_curve(bottom, name, "perplexity", results)
         _floor(bottom, results, colours)
-        train_len = config("perplexity", results)["train_len"]
-        seeds = len(config("perplexity", results)["seeds"])
+        train_len = settings("perplexity", results)["train_len"]
+        seeds = len(settings("perplexity", results)["seeds"])
         _axes(
             bottom,
             f"This lab: Markov source, L = {train_len}; mean, range of {seeds} seeds",
@@ -126,7 +126,7 @@ def rope_scalings(*, theme: str):
     results = load_results()
     with themed(theme) as colours:
         fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-        for name in ["rope", *config("perplexity", results)["zero_shot"]]:
+        for name in ["rope", *settings("perplexity", results)["zero_shot"]]:
             _seed_curve(ax, name, "perplexity", results)
         _floor(ax, results, colours)
         _axes(ax, "RoPE, zero-shot context extension (s = length / L)", XLABEL)
@@ -156,7 +156,7 @@ def finetune(*, theme: str):
 
 def _grid(ax, name, results, colours):
     """One model's accuracy by depth (rows) and length (columns), in %."""
-    c = config("passkey", results)
+    c = settings("passkey", results)
     grid = np.array(
         [
             [np.nan if v is None else 100 * v for v in row]

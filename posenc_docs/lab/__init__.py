@@ -22,7 +22,6 @@ from posenc_docs.lab import data, paper, paper_passkey, tables
 from posenc_docs.lab.results import (
     accuracy,
     accuracy_range,
-    config,
     depth_grid,
     error_message,
     eval_rows,
@@ -32,6 +31,7 @@ from posenc_docs.lab.results import (
     perplexity_range,
     provenance,
     relative_speed,
+    settings,
     source,
 )
 from posenc_docs.lab.tables import (
@@ -48,7 +48,7 @@ from posenc_docs.lab.tables import (
 __all__ = [
     "accuracy",
     "accuracy_range",
-    "config",
+    "settings",
     "config_table",
     "data",
     "depth_grid",

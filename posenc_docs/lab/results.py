@@ -39,7 +39,7 @@ def load_results(path=None) -> dict:
     return json.loads(resources.files(__package__).joinpath(RESULTS).read_text())
 
 
-def config(experiment: str = "perplexity", results=None) -> dict:
+def settings(experiment: str = "perplexity", results=None) -> dict:
     """The settings ``experiment`` ran with."""
     return (results or load_results())[experiment]["config"]
 
@@ -111,7 +111,7 @@ def depth_grid(name: str, results=None) -> list:
 
     None where the model could not run at that length.
     """
-    c = config("passkey", results)
+    c = settings("passkey", results)
     return [
         [
             None

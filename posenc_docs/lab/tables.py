@@ -10,7 +10,6 @@ from posenc_docs.lab.results import (
     LABELS,
     accuracy,
     accuracy_range,
-    config,
     eval_rows,
     floor_perplexity,
     load_results,
@@ -18,6 +17,7 @@ from posenc_docs.lab.results import (
     perplexity_range,
     provenance,
     relative_speed,
+    settings,
 )
 from posenc_docs.pages.format import markdown_table
 
@@ -27,7 +27,7 @@ def _markdown(header: list, rows: list) -> str:
 
 
 def _header(experiment: str, results) -> list:
-    c = config(experiment, results)
+    c = settings(experiment, results)
     lengths = (f"{m * c['train_len']:,} ({m} L)" for m in c["eval_multiples"])
     return ["model", *lengths]
 
@@ -42,7 +42,7 @@ def _perplexity_cell(name, multiple, results) -> str:
 def our_table(names=None, results=None) -> str:
     """Perplexity of each model at every length: mean (min–max) over seeds."""
     results = results or load_results()
-    c = config("perplexity", results)
+    c = settings("perplexity", results)
     names = names or [*c["schemes"], *c["zero_shot"], *c["fine_tuned"]]
     multiples = c["eval_multiples"]
     rows = [
@@ -66,7 +66,7 @@ def _accuracy_cell(name, multiple, results) -> str:
 def passkey_table(names=None, results=None) -> str:
     """Passkey accuracy at every length, all depths pooled: mean (min–max) in %."""
     results = results or load_results()
-    c = config("passkey", results)
+    c = settings("passkey", results)
     names = names or [*c["schemes"], *c["zero_shot"], *c["fine_tuned"]]
     rows = [
         [LABELS[n], *(_accuracy_cell(n, m, results) for m in c["eval_multiples"])]
@@ -126,7 +126,7 @@ def speed_table(results=None) -> str:
     averaged over seeds; each column is also given relative to sinusoidal.
     """
     results = results or load_results()
-    c = config("perplexity", results)
+    c = settings("perplexity", results)
     runs = results["perplexity"]["runs"]
     ours = {
         n: round(_mean_speed(runs[n], "tokens_per_cpu_second")) for n in c["schemes"]
@@ -189,7 +189,7 @@ def provenance_table(results=None) -> str:
 
 def config_table(experiment: str = "perplexity", results=None) -> str:
     """Markdown table of every setting of one experiment of the committed run."""
-    c = config(experiment, results)
+    c = settings(experiment, results)
     return _markdown(["setting", "value"], [[f"`{k}`", f"`{v}`"] for k, v in c.items()])
 
 

@@ -15,9 +15,7 @@ print("first 20 tokens of a sample:", data.sample(table, 1, 20, seed=1)[0])
 
 rate = data.entropy_rate(table)
 print(f"entropy rate H        = {rate:.4f} nats, perplexity {math.exp(rate):.3f}")
-print(
-    f"uniform guess ln(V)   = {math.log(c.vocab):.4f} nats, perplexity {c.vocab}"
-)
+print(f"uniform guess ln(V)   = {math.log(c.vocab):.4f} nats, perplexity {c.vocab}")
 
 # Check H by sampling: average surprise of the true table on 100,000 tokens
 x = data.sample(table, 100, 1002, seed=2)
