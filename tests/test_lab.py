@@ -382,7 +382,7 @@ def test_committed_passkey_results_support_what_the_page_says():
     )  # recency: the key just before the question, not the one far back
     for name in ("sinusoidal", "rope"):  # the others with positions lose the key
         assert below(name, "alibi", 16, acc_range)
-    assert overlap("none", "alibi", 16, acc_range)  # NoPE: "fewer than 40% at every length"
+    assert overlap("none", "alibi", 16, acc_range)  # NoPE: "fewer than 40%"
     assert max(lab.accuracy("none", m) for m in PASSKEY.eval_multiples) < 0.4
 
 
