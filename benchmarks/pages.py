@@ -4,7 +4,7 @@ Run ``python -m benchmarks.pages SITE_DIR`` (a site built by ``make build``). Ea
 page is loaded once in Chromium at 390 px in the light scheme; every response body
 is gzip-compressed (level 6, as a static host would send it) and summed. CLS is the
 sum of layout-shift entries without recent input, read after the page is idle.
-The browser tests import :func:`measure_page` to keep the numbers from regressing.
+The browser tests import `measure_page` to keep the numbers from regressing.
 """
 
 import gzip

@@ -1,73 +1,96 @@
 """Figures of the lab, drawn from the committed ``posenc_docs/lab/results.json``."""
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import OKABE_ITO, themed
 from posenc_docs.lab import paper
-from posenc_docs.lab.results import LABELS, load_results
+from posenc_docs.lab.results import (
+    LABELS,
+    accuracies,
+    depth_grid,
+    eval_rows,
+    floor_perplexity,
+    load_results,
+    perplexities,
+    settings,
+)
 
-# One colour and marker per scheme, the same in every panel.
+# One colour, marker and line per model, the same in every panel; a fine-tuned
+# model has its method's colour and a dashed line.
 STYLE = {
-    "none": ("#999999", "v"),
-    "learned": (OKABE_ITO[1], "s"),
-    "sinusoidal": (OKABE_ITO[5], "o"),
-    "rope": (OKABE_ITO[0], "D"),
-    "alibi": (OKABE_ITO[2], "^"),
-    "T5 bias": (OKABE_ITO[3], "P"),
-    "pi": (OKABE_ITO[4], "<"),
-    "ntk": (OKABE_ITO[3], "P"),
-    "yarn": (OKABE_ITO[1], ">"),
+    "none": ("#999999", "v", "-"),
+    "learned": (OKABE_ITO[1], "s", "-"),
+    "sinusoidal": (OKABE_ITO[5], "o", "-"),
+    "rope": (OKABE_ITO[0], "D", "-"),
+    "alibi": (OKABE_ITO[2], "^", "-"),
+    "T5 bias": (OKABE_ITO[3], "P", "-"),
+    "pi": (OKABE_ITO[4], "<", "-"),
+    "ntk": (OKABE_ITO[3], "P", "-"),
+    "dynamic": ("#999999", "X", "-"),
+    "yarn": (OKABE_ITO[1], ">", "-"),
+    "llama3": (OKABE_ITO[5], "*", "-"),
+    "ft_rope": (OKABE_ITO[0], "D", "--"),
+    "ft_pi": (OKABE_ITO[4], "<", "--"),
+    "ft_yarn": (OKABE_ITO[1], ">", "--"),
 }
+CMAP = "cividis"  # sequential, readable with every common colour-vision deficiency
 
 
-def _curve(ax, name, lengths, values, label):
-    colour, marker = STYLE[name]
-    ax.plot(lengths, values, color=colour, marker=marker, label=label, lw=1.8, ms=5)
+def _curve(ax, name, x, y, label, band=None):
+    colour, marker, line = STYLE[name]
+    ax.plot(x, y, color=colour, marker=marker, ls=line, label=label, lw=1.8, ms=5)
+    if band is not None:  # the lowest and highest seed
+        ax.fill_between(x, *band, color=colour, alpha=0.2, lw=0)
 
 
-def _our_curves(ax, results, names, colours):
-    train_len = results["config"]["train_len"]
-    runs = {**results["runs"], **results["rope_scaled"]}
-    for name in names:
-        rows = [r for r in runs[name]["eval"] if "error" not in r]
-        _curve(
-            ax,
-            name,
-            [r["length"] / train_len for r in rows],
-            [r["perplexity"] for r in rows],
-            LABELS[name],
-        )
-        failed = [r["length"] / train_len for r in runs[name]["eval"] if "error" in r]
-        if failed:  # a cross where the next number would be, and the error's name
-            where = (failed[0], rows[-1]["perplexity"])
-            ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
-            ax.annotate(
-                "  IndexError", where, color=STYLE[name][0], fontsize=9, va="center"
-            )
-    floor = results["source"]["floor"]
-    ax.plot(
-        [r["length"] / train_len for r in floor],
-        [r["perplexity"] for r in floor],
-        ls="--",
-        color=colours["muted"],
-        lw=1.2,
-        label="best possible",
-    )
+def _seed_curve(ax, name, experiment, results):
+    """Mean over seeds with a min-max band, at every length the model ran."""
+    c = settings(experiment, results)
+    values = perplexities if experiment == "perplexity" else accuracies
+    ran = [
+        m
+        for m in c["eval_multiples"]
+        if "error" not in eval_rows(name, m, experiment, results)[0]
+    ]
+    seeds = np.array([values(name, m, results=results) for m in ran])  # (x, seeds)
+    scale = 1 if experiment == "perplexity" else 100
+    band = (scale * seeds.min(1), scale * seeds.max(1))
+    _curve(ax, name, ran, scale * seeds.mean(1), LABELS[name], band)
+    if len(ran) < len(c["eval_multiples"]):  # a cross where the next value would be
+        where = (c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
+        ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
+        ax.annotate("  IndexError", where, color=STYLE[name][0], fontsize=9)
 
 
-def _axes(ax, title, xlabel):
+def _floor(ax, results, colours):
+    multiples = settings("perplexity", results)["eval_multiples"]
+    floor = [floor_perplexity(m, results) for m in multiples]
+    ax.plot(multiples, floor, ls=":", color=colours["muted"], lw=1.2)
+    ax.plot([], [], ls=":", color=colours["muted"], label="best possible")
+
+
+def _axes(ax, title, xlabel, log_y=True):
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
     plain = FuncFormatter(lambda value, _: f"{value:g}")
     ax.xaxis.set_major_formatter(plain)
-    ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    if log_y:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel)
     ax.grid(True, which="major", lw=0.5)
+
+
+def _legend(ax):
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+
+
+XLABEL = "evaluation length / training length L"
 
 
 def paper_vs_lab(*, theme: str):
@@ -82,35 +105,106 @@ def paper_vs_lab(*, theme: str):
             kept = [(x, v) for x, v in zip(ratio, values, strict=True) if v is not None]
             _curve(top, paper.LAB_NAME.get(name, name), *zip(*kept, strict=True), name)
         _axes(top, "ALiBi paper: WikiText-103, L = 512", "")
-        schemes = ["none", "learned", "sinusoidal", "rope", "alibi"]
-        _our_curves(bottom, results, schemes, colours)
-        train_len = results["config"]["train_len"]
+        for name in settings("perplexity", results)["schemes"]:
+            _seed_curve(bottom, name, "perplexity", results)
+        _floor(bottom, results, colours)
+        train_len = settings("perplexity", results)["train_len"]
+        seeds = len(settings("perplexity", results)["seeds"])
         _axes(
             bottom,
-            f"This lab: Markov source, L = {train_len}",
-            "evaluation length / training length L",
+            f"This lab: Markov source, L = {train_len}; mean, range of {seeds} seeds",
+            XLABEL,
         )
         for ax in (top, bottom):
             ax.set_ylabel("perplexity (log)")
-            ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+            _legend(ax)
     return fig
 
 
 def rope_scalings(*, theme: str):
-    """The trained RoPE model at each length, unchanged and with three extensions."""
+    """The trained RoPE model, unchanged and with five zero-shot extensions."""
     results = load_results()
     with themed(theme) as colours:
         fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-        _our_curves(ax, results, ["rope", *results["config"]["rope_scalings"]], colours)
-        _axes(
-            ax,
-            "One RoPE model, zero-shot context extension (s = length / L)",
-            "evaluation length / training length L",
-        )
+        for name in ["rope", *settings("perplexity", results)["zero_shot"]]:
+            _seed_curve(ax, name, "perplexity", results)
+        _floor(ax, results, colours)
+        _axes(ax, "RoPE, zero-shot context extension (s = length / L)", XLABEL)
         ax.set_ylabel("perplexity (log scale)")
-        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+        _legend(ax)
     return fig
 
+
+def finetune(*, theme: str):
+    """Perplexity and passkey accuracy: zero-shot against fine-tuned at 4 L."""
+    results = load_results()
+    names = ["rope", "pi", "yarn", "ft_rope", "ft_pi", "ft_yarn"]
+    with themed(theme) as colours:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
+        for name in names:
+            _seed_curve(left, name, "perplexity", results)
+            _seed_curve(right, name, "passkey", results)
+        _floor(left, results, colours)
+        _axes(left, "perplexity (log scale)", XLABEL)
+        _axes(right, "passkey accuracy, all depths (%)", XLABEL, log_y=False)
+        right.set_ylim(-3, 103)
+        for ax in (left, right):
+            ax.axvline(4, color=colours["muted"], lw=0.8, ls="--")
+        _legend(right)
+    return fig
+
+
+def _grid(ax, name, results, colours):
+    """One model's accuracy by depth (rows) and length (columns), in %."""
+    c = settings("passkey", results)
+    grid = np.array(
+        [
+            [np.nan if v is None else 100 * v for v in row]
+            for row in depth_grid(name, results)
+        ]
+    )  # (depths, lengths)
+    image = ax.imshow(grid, cmap=CMAP, vmin=0, vmax=100, aspect="auto")
+    for (row, col), value in np.ndenumerate(grid):
+        text = "—" if np.isnan(value) else f"{value:.0f}"
+        ink = "#1f1f1f" if value >= 60 else "#f2f2f2"  # readable on either end
+        ax.text(col, row, text, ha="center", va="center", fontsize=8, color=ink)
+        if np.isnan(value):
+            ax.texts[-1].set_color(colours["fg"])
+    ax.set_xticks(
+        range(len(c["eval_multiples"])), [f"{m}" for m in c["eval_multiples"]]
+    )
+    ax.set_yticks(range(len(c["depths"])), [f"{100 * d:.0f}%" for d in c["depths"]])
+    ax.set_title(LABELS[name], fontsize=9)
+    return image
+
+
+def passkey_grids(*, theme: str, names: tuple, columns: int):
+    """Needle in a haystack: accuracy by key depth and length, one panel a model."""
+    results = load_results()
+    rows = -(-len(names) // columns)
+    with themed(theme) as colours:
+        fig, axes = plt.subplots(
+            rows,
+            columns,
+            figsize=(2.3 * columns + 0.8, 2.3 * rows + 0.4),
+            squeeze=False,
+            layout="constrained",
+        )
+        for ax, name in zip(axes.flat, names, strict=False):
+            image = _grid(ax, name, results, colours)
+        for ax in axes.flat[len(names) :]:
+            ax.set_axis_off()
+        for ax in axes[:, 0]:
+            ax.set_ylabel("key depth")
+        for ax in axes[-1]:
+            ax.set_xlabel("length / L")
+        fig.colorbar(image, ax=axes, label="exact match (%)", shrink=0.8)
+    return fig
+
+
+SCHEME_GRIDS = ("none", "learned", "sinusoidal", "rope", "alibi")
+ROPE_GRIDS = ("rope", "pi", "ntk", "dynamic", "yarn", "llama3", "ft_rope", "ft_pi")
+ROPE_GRIDS += ("ft_yarn",)
 
 FIGURES = [
     FigureSpec(
@@ -121,20 +215,63 @@ FIGURES = [
             "evaluation length over training length. Top, the ALiBi paper's "
             "WikiText-103 numbers: sinusoidal climbs steeply, rotary more slowly, "
             "T5 bias rises late and ALiBi stays flat. Bottom, this lab's tiny models "
-            "on a Markov source: sinusoidal jumps at twice L, RoPE follows a step "
-            "later, ALiBi stays flat just above the dashed best-possible line, the "
-            "model without positions starts high and climbs, and the learned table "
-            "ends at L with an IndexError."
+            "on a Markov source, each line the mean of three seeds with a shaded "
+            "band from the lowest to the highest seed: sinusoidal jumps at twice L, "
+            "RoPE climbs a step later, ALiBi stays flat just above the dotted "
+            "best-possible line, the model without positions starts high, and the "
+            "learned table ends at L with an IndexError."
         ),
     ),
     FigureSpec(
         slug="lab-rope-scalings",
         draw=rope_scalings,
         alt=(
-            "Perplexity of one trained RoPE model from L to 16 L on log axes. "
-            "Position interpolation climbs fastest, above the unchanged model; "
-            "NTK-aware scaling stays level at 2 L and then climbs; YaRN stays close "
-            "to the dashed best-possible line up to 4 L and rises least by 16 L."
+            "Perplexity of the trained RoPE models from L to 16 L on log axes, "
+            "unchanged and with five zero-shot extensions (position interpolation, "
+            "NTK-aware, dynamic NTK, YaRN, Llama 3.1), each the mean of three "
+            "seeds with a min-max band. The values are in the table below the "
+            "figure."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-finetune",
+        draw=finetune,
+        alt=(
+            "Two panels against evaluation length over L, with a dashed vertical "
+            "line at 4 L, the fine-tuning length. Left, perplexity on log axes; "
+            "right, passkey accuracy in percent. Solid lines: RoPE, RoPE with PI "
+            "and RoPE with YaRN, zero-shot. Dashed lines of the same colours: the "
+            "same three after a short fine-tune at 4 L. Mean of three seeds with "
+            "min-max bands; the values are in the tables."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-passkey-schemes",
+        draw=passkey_grids,
+        params={"names": SCHEME_GRIDS, "columns": 5},
+        alt=(
+            "Five heatmaps side by side, one per positional scheme (none, learned, "
+            "sinusoidal, RoPE, ALiBi), of passkey exact-match accuracy: rows are "
+            "the key's depth in the sequence from 0% (first token) to 100% (just "
+            "before the question), columns the sequence length from L to 16 L. "
+            "Each cell prints its mean accuracy over three seeds in percent, on a "
+            "dark-blue (0) to yellow (100) scale; the learned model's cells past "
+            "L are empty, marked with a dash. Sinusoidal finds nothing past L, "
+            "RoPE fades by 4 L, and ALiBi keeps finding the keys planted just "
+            "before the question at every length while losing those far back."
+        ),
+    ),
+    FigureSpec(
+        slug="lab-passkey-rope",
+        draw=passkey_grids,
+        params={"names": ROPE_GRIDS, "columns": 3},
+        alt=(
+            "Nine passkey heatmaps, depth by length as in the figure above, for "
+            "the RoPE model: top row unchanged, with position interpolation and "
+            "with NTK-aware scaling; middle row with dynamic NTK, YaRN and Llama "
+            "3.1's rule, all zero-shot; bottom row after a short fine-tune at 4 L, "
+            "plain, with PI and with YaRN. Each cell prints its mean accuracy in "
+            "percent."
         ),
     ),
 ]

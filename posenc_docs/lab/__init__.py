@@ -2,52 +2,73 @@
 
 Tiny decoder-only transformers that differ only in their positional scheme
 (none, learned, sinusoidal, RoPE, ALiBi) are trained on sequences of L tokens
-of a synthetic Markov language (`posenc_docs.lab.data`) and evaluated on
-sequences up to 16 L long; the RoPE model is also evaluated with position
-interpolation, NTK-aware scaling and YaRN.
+and evaluated on sequences up to 16 L long, in two experiments: perplexity on a
+synthetic Markov language (`posenc_docs.lab.data`), and passkey retrieval,
+a key planted in that language and asked for at the end. The RoPE model is also
+extended zero-shot (PI, NTK-aware, dynamic NTK, YaRN, Llama 3.1) and after a
+short fine-tune at 4 L (plain, PI, YaRN). Every configuration runs with three
+seeds.
 
 ``python -m posenc_docs.lab`` reruns everything and writes ``results.json`` to
 the current directory (``--out`` elsewhere; never into the installed package).
 The committed run ships in the package and is read with importlib.resources.
-Importing the package does not import torch: the site reads
-the results, the paper's numbers and the page's tables through
-`posenc_docs.lab.results`, `posenc_docs.lab.paper` and
+Importing the package does not import torch: the site reads the results, the
+papers' numbers and the page's tables through `posenc_docs.lab.results`,
+`posenc_docs.lab.paper`, `posenc_docs.lab.paper_passkey` and
 `posenc_docs.lab.tables` on every build.
 """
 
-from posenc_docs.lab import data, paper
+from posenc_docs.lab import data, paper, paper_passkey, tables
 from posenc_docs.lab.results import (
+    accuracy,
+    accuracy_range,
+    depth_grid,
     error_message,
-    eval_row,
+    eval_rows,
     floor_perplexity,
     load_results,
     perplexity,
+    perplexity_range,
     provenance,
     relative_speed,
+    settings,
     source,
 )
 from posenc_docs.lab.tables import (
     config_table,
     our_table,
     paper_table,
+    passkey_table,
+    pi_passkey_table,
     provenance_table,
     speed_table,
+    yarn_passkey_table,
 )
 
 __all__ = [
+    "accuracy",
+    "accuracy_range",
+    "settings",
     "config_table",
     "data",
+    "depth_grid",
     "error_message",
-    "eval_row",
+    "eval_rows",
     "floor_perplexity",
     "load_results",
     "our_table",
     "paper",
+    "paper_passkey",
     "paper_table",
+    "passkey_table",
     "perplexity",
+    "perplexity_range",
+    "pi_passkey_table",
     "provenance",
     "provenance_table",
     "relative_speed",
     "source",
     "speed_table",
+    "tables",
+    "yarn_passkey_table",
 ]

@@ -144,3 +144,45 @@ def sample(table: np.ndarray, n_seq: int, length: int, seed: int) -> np.ndarray:
 
 
 # --8<-- [end:sample]
+
+
+# --8<-- [start:passkey_sequences]
+def passkey_sequences(table: np.ndarray, n_seq: int, length: int, depth, config, seed):
+    """``n_seq`` filler sequences of ``length + 1`` tokens with a key planted in each.
+
+    ``depth`` is where the key sits, from 0 (the first token) to 1 (just before
+    the question); None draws it uniformly for every sequence. ``config`` gives
+    K (``key_len``), D (``key_vocab``) and V (``vocab``); ``seed`` is anything
+    ``numpy.random.default_rng`` takes.
+
+    Notes
+    -----
+    Tokens ``0 .. V-1`` are the Markov filler, ``V .. V+D-1`` the D digits and
+    ``V+D`` the marker. A sequence is filler with ``marker k_1 .. k_K`` written
+    over it at position ``p = round(depth * span)``, ``span = length - 2K - 1``,
+    and ends with the question ``marker k_1 .. k_K``: the model reads the first
+    ``length`` tokens, and its predictions at the last K of them must be the
+    key. The K digits are distinct, so each one occurs once before the question.
+    """
+    rng = np.random.default_rng(seed)
+    K, V = config.key_len, config.vocab
+    marker, span = V + config.key_vocab, length - 2 * K - 1
+    filler_seed = int(rng.integers(2**32))
+    out = sample(table, n_seq, length + 1, seed=filler_seed)  # (n_seq, length + 1)
+    keys = V + np.argsort(rng.random((n_seq, config.key_vocab)), axis=1)[:, :K]
+    if depth is None:
+        where = rng.integers(0, span + 1, size=n_seq)  # (n_seq,)
+    else:
+        where = np.full(n_seq, round(depth * span))
+    rows = np.arange(n_seq)[:, None]  # (n_seq, 1)
+    out[rows, where[:, None] + np.arange(K + 1)] = np.c_[np.full(n_seq, marker), keys]
+    out[:, -K - 1], out[:, -K:] = marker, keys
+    return out
+
+
+def passkey_distance(length: int, depth: float, key_len: int) -> int:
+    """Tokens from the planted marker to the question's marker."""
+    return length - key_len - round(depth * (length - 2 * key_len - 1))
+
+
+# --8<-- [end:passkey_sequences]

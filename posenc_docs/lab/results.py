@@ -1,14 +1,18 @@
 """Read ``results.json``: the numbers the site quotes (tables: ``tables.py``).
 
-Torch-free on purpose: the site's macros import this module on
-every build. ``name`` is a scheme (``"none"``, ``"learned"``, ``"sinusoidal"``,
-``"rope"``, ``"alibi"``) or a RoPE scaling method (``"pi"``, ``"ntk"``,
-``"yarn"``); ``multiple`` is the evaluation length divided by the training length.
+Torch-free on purpose: the site's macros import this module on every build.
+``name`` is a scheme (``"none"``, ``"learned"``, ``"sinusoidal"``, ``"rope"``,
+``"alibi"``), a zero-shot extension of the RoPE model (``"pi"``, ``"ntk"``,
+``"dynamic"``, ``"yarn"``, ``"llama3"``) or the RoPE model fine-tuned at 4 L
+(``"ft_rope"``, ``"ft_pi"``, ``"ft_yarn"``); ``multiple`` is the evaluation
+length divided by the training length. Every configuration ran once per seed:
+the helpers return the mean over seeds, and ``*_range`` the (min, max).
 """
 
 import json
 from importlib import resources
 from pathlib import Path
+from statistics import fmean
 
 RESULTS = "results.json"
 LABELS = {
@@ -19,7 +23,12 @@ LABELS = {
     "alibi": "ALiBi",
     "pi": "RoPE + position interpolation",
     "ntk": "RoPE + NTK-aware",
+    "dynamic": "RoPE + dynamic NTK",
     "yarn": "RoPE + YaRN",
+    "llama3": "RoPE + Llama 3.1",
+    "ft_rope": "RoPE, fine-tuned at 4 L",
+    "ft_pi": "RoPE + PI, fine-tuned at 4 L",
+    "ft_yarn": "RoPE + YaRN, fine-tuned at 4 L",
 }
 
 
@@ -30,39 +39,101 @@ def load_results(path=None) -> dict:
     return json.loads(resources.files(__package__).joinpath(RESULTS).read_text())
 
 
-def eval_row(name: str, multiple: int, results=None) -> dict:
-    """The evaluation record of ``name`` at ``multiple`` times the training length."""
-    results = results or load_results()
-    runs = {**results["runs"], **results["rope_scaled"]}
+def settings(experiment: str = "perplexity", results=None) -> dict:
+    """The settings ``experiment`` ran with."""
+    return (results or load_results())[experiment]["config"]
+
+
+def eval_rows(name: str, multiple: int, experiment="perplexity", results=None):
+    """The evaluation record of ``name`` at ``multiple`` L, one per seed."""
+    section = (results or load_results())[experiment]
+    runs = section["runs"]
     if name not in runs:
         raise KeyError(f"name must be one of {sorted(runs)}, got {name!r}")
-    length = multiple * results["config"]["train_len"]
-    for row in runs[name]["eval"]:
-        if row["length"] == length:
-            return row
-    raise KeyError(f"{name!r} was not evaluated at {multiple} L = {length} tokens")
+    length = multiple * section["config"]["train_len"]
+    rows = [r for seed in runs[name] for r in seed["eval"] if r["length"] == length]
+    if not rows:
+        raise KeyError(f"{name!r} was not evaluated at {multiple} L = {length} tokens")
+    return rows
+
+
+def _values(name, multiple, experiment, results, value) -> list:
+    rows = eval_rows(name, multiple, experiment, results)
+    if "error" in rows[0]:
+        raise ValueError(
+            f"{name!r} did not run at {rows[0]['length']}: {rows[0]['error']}"
+        )
+    return [value(r) for r in rows]
+
+
+def perplexities(name: str, multiple: int = 1, results=None) -> list:
+    """Perplexity of ``name`` at ``multiple`` L, one value per seed."""
+    return _values(name, multiple, "perplexity", results, lambda r: r["perplexity"])
 
 
 def perplexity(name: str, multiple: int = 1, results=None) -> float:
-    """Perplexity of ``name`` at ``multiple`` times the training length."""
-    row = eval_row(name, multiple, results)
-    if "error" in row:
-        raise ValueError(f"{name!r} did not run at {row['length']}: {row['error']}")
-    return row["perplexity"]
+    """Mean perplexity over seeds of ``name`` at ``multiple`` L."""
+    return fmean(perplexities(name, multiple, results))
 
 
-def error_message(name: str, multiple: int, results=None) -> str:
+def perplexity_range(name: str, multiple: int = 1, results=None) -> tuple:
+    """(lowest, highest) perplexity over seeds."""
+    values = perplexities(name, multiple, results)
+    return min(values), max(values)
+
+
+def accuracies(name: str, multiple: int = 1, depth=None, results=None) -> list:
+    """Passkey exact-match accuracy per seed; mean over depths if ``depth`` is None.
+
+    ``depth`` is an index into the config's ``depths``.
+    """
+
+    def pick(row):
+        cells = row["accuracy"]
+        return fmean(cells) if depth is None else cells[depth]
+
+    return _values(name, multiple, "passkey", results, pick)
+
+
+def accuracy(name: str, multiple: int = 1, depth=None, results=None) -> float:
+    """Mean over seeds of `accuracies`."""
+    return fmean(accuracies(name, multiple, depth, results))
+
+
+def accuracy_range(name: str, multiple: int = 1, depth=None, results=None) -> tuple:
+    """(lowest, highest) over seeds of `accuracies`."""
+    values = accuracies(name, multiple, depth, results)
+    return min(values), max(values)
+
+
+def depth_grid(name: str, results=None) -> list:
+    """Mean accuracy over seeds, one row per depth, one column per length.
+
+    None where the model could not run at that length.
+    """
+    c = settings("passkey", results)
+    return [
+        [
+            None
+            if "error" in eval_rows(name, m, "passkey", results)[0]
+            else accuracy(name, m, j, results)
+            for m in c["eval_multiples"]
+        ]
+        for j in range(len(c["depths"]))
+    ]
+
+
+def error_message(name: str, multiple: int, experiment="perplexity", results=None):
     """The error ``name`` raised at ``multiple`` times the training length."""
-    return eval_row(name, multiple, results)["error"]
+    return eval_rows(name, multiple, experiment, results)[0]["error"]
 
 
 def floor_perplexity(multiple: int = 1, results=None) -> float:
     """Best achievable perplexity at that length: exp(window floor)."""
-    results = results or load_results()
-    length = multiple * results["config"]["train_len"]
-    return next(r for r in results["source"]["floor"] if r["length"] == length)[
-        "perplexity"
-    ]
+    section = (results or load_results())["perplexity"]
+    length = multiple * section["config"]["train_len"]
+    rows = section["source"]["floor"]
+    return next(r for r in rows if r["length"] == length)["perplexity"]
 
 
 def provenance(results=None) -> dict:
@@ -72,11 +143,17 @@ def provenance(results=None) -> dict:
 
 def source(results=None) -> dict:
     """Exact entropy numbers of the language the committed run used."""
-    return (results or load_results())["source"]
+    return (results or load_results())["perplexity"]["source"]
 
 
 def relative_speed(name: str, results=None) -> float:
-    """Training tokens per CPU-second of ``name`` over the sinusoidal model's."""
-    runs = (results or load_results())["runs"]
-    speed = {n: run["tokens_per_cpu_second"] for n, run in runs.items()}
-    return speed[name] / speed["sinusoidal"]
+    """Mean training tokens per CPU-second of ``name`` over the sinusoidal model's.
+
+    From the perplexity experiment's runs at L, averaged over seeds.
+    """
+    runs = (results or load_results())["perplexity"]["runs"]
+
+    def speed(n):
+        return fmean(seed["tokens_per_cpu_second"] for seed in runs[n])
+
+    return speed(name) / speed("sinusoidal")

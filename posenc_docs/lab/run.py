@@ -8,24 +8,26 @@ replaces the committed run the site quotes.
 import argparse
 import json
 import math
+import multiprocessing
 import sys
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-import torch
-
 from posenc_docs.lab import data
-from posenc_docs.lab.config import FULL, SMOKE, Config, to_dict
+from posenc_docs.lab.config import EXPERIMENTS, FULL, SMOKE, to_dict
+from posenc_docs.lab.jobs import run_job
 from posenc_docs.lab.runinfo import Clock, provenance
-from posenc_docs.lab.train import evaluate, make_model, train, use_rope_scaling
 
 DEFAULT_OUT = Path("results.json")  # in the current directory
 
 
-def source_summary(table: np.ndarray, config: Config) -> dict:
+def source_summary(config) -> dict:
     """Exact entropy numbers of the synthetic language."""
+    table = data.transition_table(
+        config.vocab, config.order, config.concentration, config.data_seed
+    )
     rate = data.entropy_rate(table)
     lengths = [m * config.train_len for m in config.eval_multiples]
     floor = [(n, data.window_floor(table, n)) for n in lengths]
@@ -40,74 +42,161 @@ def source_summary(table: np.ndarray, config: Config) -> dict:
     }
 
 
-def run_scheme(scheme, config, train_sequences, stream, log) -> tuple:
-    """Train one scheme, evaluate it at every length; return (summary, model)."""
-    model = make_model(scheme, config)
-    summary = train(model, train_sequences, config)
-    lengths = [m * config.train_len for m in config.eval_multiples]
-    start = time.perf_counter()
-    summary["eval"] = [evaluate(model.eval(), stream, n) for n in lengths]
-    summary["eval_seconds"] = round(time.perf_counter() - start, 2)
-    log(
-        f"{scheme:>10}: {summary['tokens_per_second']:,} tokens/s, "
-        f"{[r.get('perplexity', 'error') for r in summary['eval']]}"
+def plan(configs: dict) -> list:
+    """Every job: RoPE first (eight more jobs start from its weights), then the rest."""
+    jobs = []
+    for kind, names in (
+        ("train", lambda c: [n for n in c.schemes if n == "rope"]),
+        ("train", lambda c: [n for n in c.schemes if n != "rope"]),
+        ("extend", lambda c: c.zero_shot),
+        ("finetune", lambda c: c.fine_tuned),
+    ):
+        for experiment, config in configs.items():
+            for seed in config.seeds:
+                jobs += [
+                    {"experiment": experiment, "kind": kind, "name": name}
+                    | {"seed": seed, "config": config}
+                    for name in names(config)
+                ]
+    return jobs
+
+
+def cost(job: dict) -> float:
+    """A rough relative CPU cost of a job, for the time-left estimate."""
+    c = job["config"]
+    lengths = [m * c.train_len for m in c.eval_multiples]
+    per_token = [1 + n / 256 for n in lengths]  # attention grows with the window
+    tokens = c.eval_tokens if job["experiment"] == "perplexity" else 0
+    evaluation = sum(
+        (tokens or len(c.depths) * c.eval_per_cell * n) * w
+        for n, w in zip(lengths, per_token, strict=True)
     )
-    return summary, model
+    if job["kind"] == "train":
+        return evaluation + 3 * c.steps * c.batch * c.train_len
+    if job["kind"] == "finetune":
+        n = c.finetune_multiple * c.train_len
+        return evaluation + 3 * c.finetune_steps * c.batch * n * (1 + n / 256)
+    return evaluation
 
 
-def run_scalings(rope_model, config, stream, log) -> dict:
-    """Evaluate the trained RoPE model zero-shot with each method, s = length / L."""
-    out = {}
-    for method in config.rope_scalings:
-        rows = []
-        for multiple in config.eval_multiples:
-            use_rope_scaling(rope_model, method, float(multiple), config)
-            rows.append(evaluate(rope_model, stream, multiple * config.train_len))
-        out[method] = {"eval": rows}
-        log(f"{method:>10}: {[r['perplexity'] for r in rows]}")
-    return out
+class InProcess:
+    """A stand-in for a pool of one worker: jobs run here, in order, one at a time."""
+
+    def __init__(self):
+        self.queue = []
+
+    def submit(self, fn, *args) -> Future:
+        future = Future()
+        self.queue.append((future, fn, args))
+        return future
+
+    def next_done(self, pending) -> list:
+        future, fn, args = self.queue.pop(0)
+        future.set_result(fn(*args))
+        return [future]
+
+    def shutdown(self):
+        pass
 
 
-def run(config: Config, out: Path | None = None, log=print) -> dict:
-    """Train every scheme at L, evaluate up to 16 L, write the results as JSON."""
+class Pool(ProcessPoolExecutor):
+    """Worker processes started with spawn: a fresh interpreter, nothing inherited."""
+
+    def __init__(self, workers: int):
+        super().__init__(workers, multiprocessing.get_context("spawn"))
+
+    def next_done(self, pending) -> set:
+        return wait(pending, return_when=FIRST_COMPLETED)[0]
+
+
+def _label(job: dict) -> str:
+    return f"{job['experiment']:>10} seed {job['seed']} {job['kind']:>8} {job['name']}"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{round(seconds % 60):02d}"
+
+
+def execute(jobs: list, workers: int, log) -> tuple:
+    """Run every job in ``workers`` processes; return (outputs, their CPU seconds)."""
+    pool = InProcess() if workers == 1 else Pool(workers)
+    later = [j for j in jobs if j["kind"] != "train"]
+    pending = {pool.submit(run_job, j): j for j in jobs if j["kind"] == "train"}
+    outputs, cpu, start = {}, 0.0, time.perf_counter()
+    total, done = sum(map(cost, jobs)), 0.0
+    while pending:
+        for future in pool.next_done(pending):
+            job, out = pending.pop(future), future.result()
+            outputs[_key(job)] = out
+            cpu, done = cpu + out["cpu_seconds"], done + cost(job)
+            for follow in _waiting_for(job, out, later):
+                pending[pool.submit(run_job, follow)] = follow
+            elapsed = time.perf_counter() - start
+            log(
+                f"[{len(outputs)}/{len(jobs)}] {_label(job)}: {out['seconds']:.0f} s"
+                f" ({out['cpu_seconds']:.0f} s CPU);"
+                f" elapsed {_minutes(elapsed)}, about"
+                f" {_minutes(elapsed * (total - done) / done)} left"
+            )
+    pool.shutdown()
+    return outputs, cpu if workers > 1 else 0.0  # else counted in our own CPU time
+
+
+def _key(job: dict) -> tuple:
+    return job["experiment"], job["name"], job["seed"]
+
+
+def _waiting_for(job: dict, out: dict, later: list) -> list:
+    """The jobs that start from this RoPE model's weights (none for the others)."""
+    if "weights" not in out:
+        return []
+    same = [j for j in later if (j["experiment"], j["seed"]) == _key(job)[::2]]
+    return [{**j, "weights": out["weights"]} for j in same]
+
+
+def assemble(configs: dict, outputs: dict) -> dict:
+    """results.json: per experiment its config and, per name, one summary a seed."""
+    results = {}
+    for experiment, config in configs.items():
+        names = [*config.schemes, *config.zero_shot, *config.fine_tuned]
+        results[experiment] = {
+            "config": to_dict(config),
+            "runs": {
+                n: [outputs[experiment, n, s]["summary"] for s in config.seeds]
+                for n in names
+            },
+        }
+    if "perplexity" in configs:
+        results["perplexity"]["source"] = source_summary(configs["perplexity"])
+    return results
+
+
+def run(configs: dict, out: Path | None = None, log=print, workers: int = 2) -> dict:
+    """Run the experiments in ``configs``, write the results as JSON to ``out``."""
     clock = Clock()
-    torch.set_num_threads(config.threads)
-    torch.use_deterministic_algorithms(True)
-    table = data.transition_table(
-        config.vocab, config.order, config.concentration, config.data_seed
-    )
-    L, longest = config.train_len, max(config.eval_multiples) * config.train_len
-    train_sequences = data.sample(
-        table, config.steps * config.batch, L + 1, seed=config.seed + 1
-    )  # (steps * B, L + 1)
-    stream = data.sample(
-        table, max(1, config.eval_tokens // longest), longest + 1, seed=config.seed + 2
-    )  # (n, 16 L + 1)
-    results = {
-        "config": to_dict(config),
-        "source": source_summary(table, config),
-        "runs": {},
-        "rope_scaled": {},
-    }
-    for scheme in config.schemes:
-        summary, model = run_scheme(scheme, config, train_sequences, stream, log)
-        results["runs"][scheme] = summary
-        if scheme == "rope":
-            results["rope_scaled"] = run_scalings(model, config, stream, log)
-    results["provenance"] = provenance(clock.stop())
+    jobs = plan(configs)
+    outputs, job_cpu = execute(jobs, workers, log)
+    results = assemble(configs, outputs)
+    threads = {c.threads for c in configs.values()}.pop()
+    results["provenance"] = provenance(clock.stop(job_cpu), workers, threads)
     if out is not None:
         Path(out).write_text(json.dumps(results, indent=1) + "\n")
     return results
 
 
 def command_line() -> argparse.ArgumentParser:
-    """``--smoke``, ``--out`` and ``--threads``; the help says where results go."""
+    """``--experiment``, ``--smoke``, ``--out``, ``--workers``, ``--threads``."""
     parser = argparse.ArgumentParser(
         prog="python -m posenc_docs.lab",
         description="Train tiny transformers at one length, evaluate them at up to "
-        "16 times that length. Needs only numpy and torch.",
+        "16 times that length: perplexity and passkey retrieval, every positional "
+        "scheme, RoPE extended zero-shot and after a short fine-tune, over seeds. "
+        "Needs only numpy and torch.",
         epilog="Nothing is written into the installed package. In a clone, "
         "--out posenc_docs/lab/results.json replaces the committed run.",
+    )
+    parser.add_argument(
+        "--experiment", choices=EXPERIMENTS, default=None, help="only this one"
     )
     parser.add_argument("--smoke", action="store_true", help="tiny, seconds-long run")
     parser.add_argument(
@@ -117,17 +206,27 @@ def command_line() -> argparse.ArgumentParser:
         help=f"where to write the results as JSON (default: ./{DEFAULT_OUT} for a "
         "full run; a --smoke run writes only when --out is given)",
     )
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="processes (default 2; 1: no pool)"
+    )
+    parser.add_argument("--threads", type=int, default=None, help="torch threads each")
     return parser
 
 
 def main(argv=None) -> None:
-    """Run the configuration the command line asks for and say where it went."""
+    """Run what the command line asks for and say where it went."""
     args = command_line().parse_args(argv)
-    config = SMOKE if args.smoke else FULL
+    configs = SMOKE if args.smoke else FULL
+    if args.experiment:
+        configs = {args.experiment: configs[args.experiment]}
     if args.threads is not None:
-        config = replace(config, threads=args.threads)
+        configs = {k: replace(c, threads=args.threads) for k, c in configs.items()}
     out = args.out or (None if args.smoke else DEFAULT_OUT)
-    results = run(config, out, log=lambda msg: print(msg, flush=True))
+    log = lambda msg: print(msg, flush=True)  # noqa: E731
+    results = run(configs, out, log=log, workers=args.workers)
     where = f"wrote {out.resolve()}" if out else "nothing written (no --out)"
-    print(f"done in {results['provenance']['run_seconds']} s; {where}", file=sys.stderr)
+    p = results["provenance"]
+    print(
+        f"done in {p['run_seconds']} s wall, {p['cpu_seconds']} s CPU; {where}",
+        file=sys.stderr,
+    )

@@ -42,29 +42,31 @@ def git_commit() -> tuple[str, bool]:
 
 
 class Clock:
-    """Wall-clock time, CPU time and load average since it was made."""
+    """Commit, wall-clock time, CPU time and load average since it was made."""
 
     def __init__(self):
         self.wall, self.cpu = time.perf_counter(), time.process_time()
+        self.commit = git_commit()  # the code as it was when the run started
         self.load = [round(x, 2) for x in os.getloadavg()]  # 1, 5, 15 minutes
 
-    def stop(self) -> dict:
+    def stop(self, worker_cpu: float = 0.0) -> dict:
+        """Seconds since the start; CPU time here plus ``worker_cpu`` (the jobs')."""
+        own = time.process_time() - self.cpu
         return {
+            "git_commit": self.commit[0],
+            "git_dirty": self.commit[1],
             "run_seconds": round(time.perf_counter() - self.wall, 1),
-            "cpu_seconds": round(time.process_time() - self.cpu, 1),
+            "cpu_seconds": round(own + worker_cpu, 1),
             "load_average_at_start": self.load,
             "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         }
 
 
-def provenance(timing: dict) -> dict:
-    """Where and when the numbers were made, and how long it took."""
-    commit, dirty = git_commit()
+def provenance(timing: dict, workers: int, threads: int) -> dict:
+    """Where and when the numbers were made (``timing``: from ``Clock.stop``)."""
     now = datetime.datetime.now(datetime.timezone.utc)
     return {
         "package_version": posenc_docs.__version__,
-        "git_commit": commit,
-        "git_dirty": dirty,
         "date_utc": now.isoformat(timespec="seconds"),
         **timing,
         "machine": {
@@ -72,6 +74,7 @@ def provenance(timing: dict) -> dict:
             "python": platform.python_version(),
             "torch": torch.__version__,
             "cpu_count": os.cpu_count(),
-            "threads": torch.get_num_threads(),
+            "workers": workers,
+            "threads": threads,  # torch threads in each worker
         },
     }

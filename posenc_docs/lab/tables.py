@@ -1,17 +1,23 @@
-"""Markdown tables for the lab page, built from ``results.json`` and the paper.
+"""Markdown tables for the lab page, built from ``results.json`` and the papers.
 
 Torch-free, like `posenc_docs.lab.results`; the page calls these through
-macros, e.g. ``{{ lab.our_table() }}``.
+macros, e.g. ``{{ lab.our_table() }}``. A cell of ours is the mean over seeds
+with the lowest and highest seed beneath it.
 """
 
-from posenc_docs.lab import paper
+from posenc_docs.lab import paper, paper_passkey
 from posenc_docs.lab.results import (
     LABELS,
-    eval_row,
+    accuracy,
+    accuracy_range,
+    eval_rows,
     floor_perplexity,
     load_results,
+    perplexity,
+    perplexity_range,
     provenance,
     relative_speed,
+    settings,
 )
 from posenc_docs.pages.format import markdown_table
 
@@ -20,26 +26,57 @@ def _markdown(header: list, rows: list) -> str:
     return markdown_table(header, rows, align="---")
 
 
-def _cell(row: dict) -> str:
-    return "IndexError" if "error" in row else f"{row['perplexity']:,.2f}"
+def _header(experiment: str, results) -> list:
+    c = settings(experiment, results)
+    lengths = (f"{m * c['train_len']:,} ({m} L)" for m in c["eval_multiples"])
+    return ["model", *lengths]
+
+
+def _perplexity_cell(name, multiple, results) -> str:
+    if "error" in eval_rows(name, multiple, "perplexity", results)[0]:
+        return "IndexError"
+    low, high = perplexity_range(name, multiple, results)
+    return f"{perplexity(name, multiple, results):,.2f} ({low:,.2f}–{high:,.2f})"
 
 
 def our_table(names=None, results=None) -> str:
-    """Markdown table: perplexity of each model at every evaluated length."""
+    """Perplexity of each model at every length: mean (min–max) over seeds."""
     results = results or load_results()
-    config = results["config"]
-    names = names or [*config["schemes"], *config["rope_scalings"]]
-    multiples = config["eval_multiples"]
-    header = ["model", *(f"{m * config['train_len']:,} ({m} L)" for m in multiples)]
+    c = settings("perplexity", results)
+    names = names or [*c["schemes"], *c["zero_shot"], *c["fine_tuned"]]
+    multiples = c["eval_multiples"]
     rows = [
-        [LABELS[n], *(_cell(eval_row(n, m, results)) for m in multiples)] for n in names
+        [LABELS[n], *(_perplexity_cell(n, m, results) for m in multiples)]
+        for n in names
     ]
     floor = [f"{floor_perplexity(m, results):,.2f}" for m in multiples]
-    return _markdown(header, [*rows, ["best possible (exact)", *floor]])
+    return _markdown(
+        _header("perplexity", results), [*rows, ["best possible (exact)", *floor]]
+    )
+
+
+def _accuracy_cell(name, multiple, results) -> str:
+    if "error" in eval_rows(name, multiple, "passkey", results)[0]:
+        return "IndexError"
+    low, high = accuracy_range(name, multiple, results=results)
+    mean = accuracy(name, multiple, results=results)
+    return f"{100 * mean:.0f}% ({100 * low:.0f}–{100 * high:.0f})"
+
+
+def passkey_table(names=None, results=None) -> str:
+    """Passkey accuracy at every length, all depths pooled: mean (min–max) in %."""
+    results = results or load_results()
+    c = settings("passkey", results)
+    names = names or [*c["schemes"], *c["zero_shot"], *c["fine_tuned"]]
+    rows = [
+        [LABELS[n], *(_accuracy_cell(n, m, results) for m in c["eval_multiples"])]
+        for n in names
+    ]
+    return _markdown(_header("passkey", results), rows)
 
 
 def paper_table() -> str:
-    """Markdown table of the paper's Table 2 (trained at L = 512)."""
+    """Markdown table of the ALiBi paper's Table 2 (trained at L = 512)."""
     header = ["model (paper)", *(f"{n:,}" for n in paper.TABLE2_LENGTHS)]
     rows = [
         [name, *("OOM" if v is None else f"{v:,.2f}" for v in values)]
@@ -48,34 +85,65 @@ def paper_table() -> str:
     return _markdown(header, rows)
 
 
-def speed_table(results=None) -> str:
-    """Markdown table: training speed, ours (CPU) and the paper's (GPU).
+def pi_passkey_table() -> str:
+    """The PI paper's Table 4: effective context window after n fine-tuning steps."""
+    steps = paper_passkey.PI_TABLE4_STEPS
+    header = ["model", "target window", "method", *(f"{n:,} steps" for n in steps)]
+    rows = [
+        [size, f"{window:,}", method, *("—" if v is None else f"{v:,}" for v in ks)]
+        for (size, window, method), ks in paper_passkey.PI_TABLE4.items()
+    ]
+    return _markdown(header, rows)
 
-    Ours is tokens per second of CPU time (one thread, so one core busy);
-    each column is also given relative to the sinusoidal model.
+
+def yarn_passkey_table() -> str:
+    """The YaRN paper's Table 5: passkey context and accuracy of each model."""
+    header = [
+        "size",
+        "model",
+        "s",
+        "context window",
+        "fine-tuning data",
+        "method",
+        "passkey context",
+        "passkey accuracy",
+    ]
+    rows = [
+        [*row[:2], f"{row[2]:g}", *row[3:7], f"{row[7]:.1f}%"]
+        for row in paper_passkey.YARN_TABLE5
+    ]
+    return _markdown(header, rows)
+
+
+def _mean_speed(runs: list, key: str) -> float:
+    return sum(r[key] for r in runs) / len(runs)
+
+
+def speed_table(results=None) -> str:
+    """Markdown table: training speed, ours (CPU) and the ALiBi paper's (GPU).
+
+    Ours is tokens per second of CPU time (one thread, so one core busy),
+    averaged over seeds; each column is also given relative to sinusoidal.
     """
     results = results or load_results()
-    ours = {n: r["tokens_per_cpu_second"] for n, r in results["runs"].items()}
+    c = settings("perplexity", results)
+    runs = results["perplexity"]["runs"]
+    ours = {
+        n: round(_mean_speed(runs[n], "tokens_per_cpu_second")) for n in c["schemes"]
+    }
     theirs = {
         paper.LAB_NAME.get(k, k): v
         for k, v in paper.TABLE1_TRAIN_WORDS_PER_SECOND.items()
     }
-    header = [
-        "scheme",
-        "lab: tokens per CPU-second",
-        "relative",
-        "paper: words/s",
-        "relative",
-    ]
+    header = ["scheme", "lab: tokens per CPU-second", "relative"]
+    header += ["paper: words/s", "relative"]
     rows = []
     for name in [*ours, *(n for n in theirs if n not in ours)]:
         row = [LABELS.get(name, name)]
         for speeds in (ours, theirs):
             if name in speeds:
-                row += [
-                    f"{speeds[name]:,}",
-                    f"{speeds[name] / speeds['sinusoidal']:.2f}",
-                ]
+                ratio = speeds[name] / speeds["sinusoidal"]
+                row += [f"{speeds[name]:,}", f"{ratio:.2f}"]
             else:
                 row += ["—", "—"]
         rows.append(row)
@@ -102,7 +170,8 @@ def provenance_table(results=None) -> str:
         ],
         [
             "machine",
-            f"{m['platform']}, {m['cpu_count']} CPUs, torch threads: {m['threads']}",
+            f"{m['platform']}, {m['cpu_count']} CPUs, {m['workers']} worker "
+            f"processes, torch threads per worker: {m['threads']}",
         ],
         [
             "load average (1 / 5 / 15 min)",
@@ -118,22 +187,20 @@ def provenance_table(results=None) -> str:
     return _markdown(["", "committed run"], rows)
 
 
-def config_table(results=None) -> str:
-    """Markdown table of every setting of the committed run."""
-    config = (results or load_results())["config"]
-    return _markdown(
-        ["setting", "value"], [[f"`{k}`", f"`{v}`"] for k, v in config.items()]
-    )
+def config_table(experiment: str = "perplexity", results=None) -> str:
+    """Markdown table of every setting of one experiment of the committed run."""
+    c = settings(experiment, results)
+    return _markdown(["setting", "value"], [[f"`{k}`", f"`{v}`"] for k, v in c.items()])
 
 
 def paper_perplexity_ratio(name: str, other: str, column: int) -> float:
-    """The paper's Table 2: perplexity of ``name`` over that of ``other``."""
+    """The ALiBi paper's Table 2: perplexity of ``name`` over that of ``other``."""
     table = paper.TABLE2_PERPLEXITY
     return table[name][column] / table[other][column]
 
 
 def paper_slowdown(name: str, reference: str = "sinusoidal") -> float:
-    """The paper's Table 1: how much slower ``name`` trains than ``reference``."""
+    """The ALiBi paper's Table 1: how much slower ``name`` trains than ``reference``."""
     speeds = paper.TABLE1_TRAIN_WORDS_PER_SECOND
     return 1 - speeds[name] / speeds[reference]
 

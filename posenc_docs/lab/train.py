@@ -15,19 +15,24 @@ from posenc_docs.lab.model import TinyGPT
 # --8<-- [end:setup]
 
 
-def make_model(scheme: str, config: Config) -> TinyGPT:
-    """A freshly initialised model; the same seed for every scheme."""
-    torch.manual_seed(config.seed)
+def make_model(scheme: str, config: Config, seed: int) -> TinyGPT:
+    """A freshly initialised model; for one seed, the same weights for every scheme."""
+    torch.manual_seed(seed)
     c = config
-    return TinyGPT(scheme, c.vocab, c.d_model, c.n_head, c.n_layer, c.train_len)
+    return TinyGPT(scheme, c.model_vocab, c.d_model, c.n_head, c.n_layer, c.train_len)
 
 
 def learning_rate(step: int, config: Config) -> float:
-    """Linear warm-up, then cosine decay to a tenth of the peak."""
+    """Pre-training: linear warm-up, then cosine decay to a tenth of the peak."""
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
     done = (step - config.warmup) / max(config.steps - config.warmup, 1)
     return config.lr * (0.1 + 0.45 * (1 + math.cos(math.pi * done)))
+
+
+def finetune_rate(step: int, config: Config) -> float:
+    """Fine-tuning: linear warm-up, then constant (as in the PI and YaRN papers)."""
+    return config.finetune_lr * min(1.0, (step + 1) / config.finetune_warmup)
 
 
 def next_token_loss(model: TinyGPT, tokens: torch.Tensor) -> torch.Tensor:
@@ -37,26 +42,27 @@ def next_token_loss(model: TinyGPT, tokens: torch.Tensor) -> torch.Tensor:
 
 
 # --8<-- [start:train]
-def train(model: TinyGPT, sequences: np.ndarray, config: Config) -> dict:
-    """AdamW on ``config.steps`` batches of (L + 1)-token sequences.
+def train(model, sequences: np.ndarray, loss, rate, batch: int) -> dict:
+    """AdamW on batches of ``batch`` sequences, in order, one step per batch.
 
-    Returns the training loss every 10 steps and the throughput in tokens per
-    second of wall-clock time and per second of CPU time (one thread: one core).
+    ``loss(model, tokens)`` is the objective and ``rate(step)`` the learning
+    rate. Returns the training loss every 10 steps and the throughput in tokens
+    per second of wall-clock time and of CPU time (one thread: one core).
     """
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.95))
-    batches = torch.from_numpy(sequences).view(config.steps, config.batch, -1)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=rate(0), betas=(0.9, 0.95))
+    batches = torch.from_numpy(sequences).view(-1, batch, sequences.shape[1])
     losses, start, cpu_start = [], time.perf_counter(), time.process_time()
-    for step, batch in enumerate(batches):  # batch: (B, L + 1)
+    for step, tokens in enumerate(batches):  # tokens: (B, T + 1)
         for group in optimizer.param_groups:
-            group["lr"] = learning_rate(step, config)
-        loss = next_token_loss(model, batch)
+            group["lr"] = rate(step)
+        value = loss(model, tokens)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        value.backward()
         optimizer.step()
-        if step % 10 == 0 or step == config.steps - 1:
-            losses.append(round(loss.item(), 4))
+        if step % 10 == 0 or step == len(batches) - 1:
+            losses.append(round(value.item(), 4))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    tokens = config.steps * config.batch * config.train_len
+    tokens = batches[:, :, 1:].numel()
     return {
         "train_seconds": round(seconds, 2),
         "train_cpu_seconds": round(cpu, 2),
@@ -105,21 +111,36 @@ def evaluate(model: TinyGPT, stream: np.ndarray, length: int) -> dict:
 
 
 # --8<-- [start:use_rope_scaling]
-def use_rope_scaling(model: TinyGPT, method: str, factor: float, config: Config):
-    """Swap the trained RoPE frequencies for a context-extension method's.
+ROPE_TYPE = {  # the lab's method name -> rope_scaling dict, without the factor
+    "rope": {"rope_type": "default"},
+    "pi": {"rope_type": "linear"},
+    "ntk": {"rope_type": "ntk"},
+    "dynamic": {"rope_type": "dynamic"},
+    "yarn": {"rope_type": "yarn"},
+    "llama3": {"rope_type": "llama3", "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+}
 
-    ``pi`` (position interpolation), ``ntk`` (NTK-aware base) and ``yarn``
-    from `posenc_docs.scaling`, with ``factor`` s and L0 = L; YaRN's
+
+def use_rope_scaling(model: TinyGPT, method: str, factor: float, config, seq_len):
+    """Swap the RoPE frequencies for a context-extension method's, scale factor s.
+
+    Every method comes from ``posenc_docs.scaling.from_rope_scaling`` with L0 =
+    L (``max_position_embeddings``, also YaRN's and Llama 3.1's original
+    length); dynamic NTK also reads the running length ``seq_len``. YaRN's
     attention factor multiplies the rotated q and k, i.e. cos and sin.
     """
-    d_head, L0 = config.d_model // config.n_head, config.train_len
-    rope_types = {"pi": "linear", "ntk": "ntk", "yarn": "yarn"}
-    if method not in rope_types:
-        raise ValueError(f"method must be 'pi', 'ntk' or 'yarn', got {method!r}")
-    rope_scaling = {"rope_type": rope_types[method], "factor": factor}
+    if method not in ROPE_TYPE:
+        raise ValueError(f"method must be one of {sorted(ROPE_TYPE)}, got {method!r}")
+    rope_scaling = {**ROPE_TYPE[method], "factor": factor}
+    if method == "rope":
+        rope_scaling.pop("factor")
     inv_freq, attention_factor = scaling.from_rope_scaling(  # TinyGPT's base: 1e4
-        d_head, 10000.0, rope_scaling, max_position_embeddings=L0
-    )  # max_position_embeddings = L is also YaRN's L0, as in transformers
+        config.d_model // config.n_head,
+        10000.0,
+        rope_scaling,
+        max_position_embeddings=config.train_len,
+        seq_len=seq_len,
+    )
     model.rope_inv_freq = torch.from_numpy(inv_freq).float()
     model.rope_attention_factor = attention_factor
 

@@ -7,15 +7,15 @@ import numpy as np
 from posenc_docs.lab import data
 from posenc_docs.lab.config import FULL
 
-table = data.transition_table(FULL.vocab, FULL.order, FULL.concentration, seed=0)
+c = FULL["perplexity"]  # the language both experiments use
+
+table = data.transition_table(c.vocab, c.order, c.concentration, seed=0)
 print("table shape (previous-but-one, previous, next):", table.shape)
 print("first 20 tokens of a sample:", data.sample(table, 1, 20, seed=1)[0])
 
 rate = data.entropy_rate(table)
 print(f"entropy rate H        = {rate:.4f} nats, perplexity {math.exp(rate):.3f}")
-print(
-    f"uniform guess ln(V)   = {math.log(FULL.vocab):.4f} nats, perplexity {FULL.vocab}"
-)
+print(f"uniform guess ln(V)   = {math.log(c.vocab):.4f} nats, perplexity {c.vocab}")
 
 # Check H by sampling: average surprise of the true table on 100,000 tokens
 x = data.sample(table, 100, 1002, seed=2)
@@ -25,8 +25,8 @@ print(
     f"(+/- {surprise.std() / math.sqrt(surprise.size):.4f})"
 )
 
-for multiple in FULL.eval_multiples:
-    n = multiple * FULL.train_len
+for multiple in c.eval_multiples:
+    n = multiple * c.train_len
     floor = data.window_floor(table, n)
     print(
         f"best mean loss, {n:>4} predictions from scratch: {floor:.4f} nats, "
