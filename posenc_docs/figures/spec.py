@@ -8,6 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 THEMES = ("light", "dark")
+# The phone variant: drawn narrower with no text under PHONE_MIN_FONT points, so at
+# a 390 px screen (a 358 px column) text renders at >= 9 CSS px. Served below
+# PHONE_MEDIA; wider screens get the desktop variant.
+PHONE_WIDTH = 4.8  # inches: 345.6 pt drawn onto ~358 CSS px
+PHONE_MIN_FONT = 9.5  # points
+PHONE_MEDIA = "(max-width: 44.9375em)"  # Material's tablet-portrait breakpoint
 
 
 @dataclass(frozen=True)
@@ -20,19 +26,49 @@ class FigureSpec:
     params: dict = field(default_factory=dict)
 
 
-def figure_path(slug: str, theme: str) -> str:
-    """The figure's path inside the built site, e.g. ``figures/x-light.svg``."""
+def figure_path(slug: str, theme: str, phone: bool = False) -> str:
+    """The figure's path inside the built site, e.g. ``figures/x-light.svg``.
+
+    The phone variant is ``figures/x-phone-light.svg``.
+    """
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
-    return f"figures/{slug}-{theme}.svg"
+    return f"figures/{slug}{'-phone' if phone else ''}-{theme}.svg"
 
 
-def svg_size(svg: bytes) -> tuple[int, int]:
-    """CSS pixel width and height of matplotlib SVG bytes (``width="504pt"``...)."""
-    head = svg[:1000].decode()
-    points = [float(head.split(f'{name}="', 1)[1].split("pt", 1)[0])
-              for name in ("width", "height")]  # fmt: skip
-    return tuple(round(value * 4 / 3) for value in points)
+def plain_log_ticks(fig):
+    """Label log axes 1, 10, 100, 1k, 1M instead of 10^k: no superscripts, which
+    matplotlib draws at 70 % of the tick size."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, NullFormatter
+
+    def label(value, _):
+        for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if value >= size:
+                return f"{value / size:g}{suffix}"
+        return f"{value:g}"
+
+    for axis in (a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)):
+        if isinstance(axis.get_major_formatter(), LogFormatterSciNotation):
+            axis.set_major_formatter(FuncFormatter(label))
+            axis.set_minor_formatter(NullFormatter())
+    return fig
+
+
+def for_phone(fig):
+    """Redraw ``fig`` for a phone column: PHONE_WIDTH wide and no text, not even a
+    mathtext subscript (70 % of its text), under PHONE_MIN_FONT points."""
+    from matplotlib.text import Text
+
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(min(width, PHONE_WIDTH), height)
+    for text in fig.findobj(Text):
+        has_scripts = text.get_text().count("$") >= 2 and "_" in text.get_text()
+        smallest = PHONE_MIN_FONT / (0.7 if has_scripts or "^" in text.get_text() else 1)
+        text.set_fontsize(max(text.get_fontsize(), smallest))
+    subplots_only = all(ax.get_subplotspec() is not None for ax in fig.axes)
+    if fig.get_layout_engine() is None and subplots_only:
+        fig.set_layout_engine("constrained")
+    return fig
 
 
 def to_svg(fig) -> bytes:
