@@ -78,7 +78,7 @@ def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
     cached = {}
     for spec in FIGURES:
         for job in product([spec.slug], THEMES, (False, True)):
-            key = json.dumps([sources, spec.params, *job], sort_keys=True)
+            key = json.dumps([sources, spec.params, spec.phone_params, *job])
             digest = hashlib.sha256(key.encode()).hexdigest()
             cached[job] = cache_dir / f"{digest}.svg"
     missing = [job for job, path in cached.items() if not path.is_file()]

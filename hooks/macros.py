@@ -15,8 +15,9 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   each with its table) and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text as a caption numbered "Figure N" in page order; ``{{ figref("slug") }}``
-  writes "Figure N" for a figure on the same page, linked to it; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
-  values, taken from the parameters of the figures it replaces.
+  writes "Figure N" for a figure on the same page, linked to it;
+  ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start values,
+  taken from the parameters of the figures it replaces.
 """
 
 import html
@@ -132,7 +133,7 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
 
 
 def figure_reference(slug: str, numbers: dict[str, int]) -> str:
-    """"Figure N" linked to the figure, for prose; the figure must be on the page."""
+    """ "Figure N" linked to the figure, for prose; the figure must be on the page."""
     if slug not in numbers:
         raise KeyError(f"figref({slug!r}): this page shows {sorted(numbers)}")
     return f"[Figure {numbers[slug]}](#fig-{slug})"

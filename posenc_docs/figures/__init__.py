@@ -9,7 +9,14 @@ memory.
 import importlib
 import pkgutil
 
-from posenc_docs.figures.spec import THEMES, FigureSpec, figure_path, for_phone, plain_log_ticks, to_svg
+from posenc_docs.figures.spec import (
+    THEMES,
+    FigureSpec,
+    figure_path,
+    for_phone,
+    plain_log_ticks,
+    to_svg,
+)
 
 __all__ = [
     "BY_SLUG",
@@ -55,7 +62,8 @@ def widget_attributes(name: str) -> str:
 def draw(slug: str, theme: str, phone: bool = False):
     """The matplotlib figure ``slug`` in ``theme``, its phone variant if ``phone``."""
     spec = BY_SLUG[slug]
-    fig = plain_log_ticks(spec.draw(**spec.params, theme=theme))
+    params = {**spec.params, **spec.phone_params} if phone else spec.params
+    fig = plain_log_ticks(spec.draw(**params, theme=theme))
     return for_phone(fig) if phone else fig
 
 

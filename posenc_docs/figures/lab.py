@@ -43,9 +43,8 @@ def _our_curves(ax, results, names, colours):
         if failed:  # a cross where the next number would be, and the error's name
             where = (failed[0], rows[-1]["perplexity"])
             ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
-            ax.annotate(
-                "  IndexError", where, color=STYLE[name][0], fontsize=9, va="center"
-            )
+            ax.annotate("IndexError", where, xytext=(6, 5), textcoords="offset points",
+                        color=STYLE[name][0], fontsize=9, va="bottom")  # fmt: skip
     floor = results["source"]["floor"]
     ax.plot(
         [r["length"] / train_len for r in floor],
