@@ -107,6 +107,14 @@ def for_phone(fig):
     return fig
 
 
+def svg_size(svg: bytes) -> tuple[int, int]:
+    """CSS pixel width and height of matplotlib SVG bytes (``width="504pt"``...)."""
+    head = svg[:1000].decode()
+    points = [float(head.split(f'{name}="', 1)[1].split("pt", 1)[0])
+              for name in ("width", "height")]  # fmt: skip
+    return tuple(round(value * 4 / 3) for value in points)
+
+
 def to_svg(fig) -> bytes:
     """Deterministic SVG bytes: no date, no creator, fixed id hash salt."""
     import matplotlib.pyplot as plt
