@@ -133,7 +133,7 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
 
 
 def figure_reference(slug: str, numbers: dict[str, int]) -> str:
-    """ "Figure N" linked to the figure, for prose; the figure must be on the page."""
+    """Prose text "Figure N", linked to a figure that must be on the same page."""
     if slug not in numbers:
         raise KeyError(f"figref({slug!r}): this page shows {sorted(numbers)}")
     return f"[Figure {numbers[slug]}](#fig-{slug})"
