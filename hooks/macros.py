@@ -101,7 +101,7 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
 
     A ``<figure>`` with a numbered caption (the alt text) whose picture is a link
     to the full-size light SVG. The ``<picture>`` holds the light SVG in ``<img>``
-    and ``<source>``s for the dark scheme and for phones (PHONE_MEDIA); the dark
+    and ``<source>``s for print (light), the dark scheme and phones; the dark
     ones follow the OS preference and, once the reader picks a scheme, the script
     in ``overrides/main.html``. ``hooks/build_assets.py`` adds the size.
     """
@@ -121,6 +121,7 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
         f'<a class="posenc-zoom" href="{url("light")}" '
         f'title="Figure {number} at full size">'
         f'<picture class="posenc-figure">'
+        f'<source srcset="{url("light")}" media="print">'  # paper is white
         f'<source srcset="{url("dark", True)}" media="{PHONE_MEDIA} and {dark_media}"'
         f' data-theme="dark" data-width="{PHONE_MEDIA}">'
         f'<source srcset="{url("dark")}" media="{dark_media}" data-theme="dark">'

@@ -154,7 +154,7 @@ def test_smallest_text_reads_matplotlib_text_groups_and_scripts():
 @pytest.mark.browser
 @pytest.mark.parametrize("path", ["part1/picture/", "part2/07-context-extension/"])
 def test_print_shows_the_static_figures_not_the_widget(guarded, site_url, path):
-    tab = guarded(width=1280)
+    tab = guarded(color_scheme="dark", width=1280)
     tab.page.goto(f"{site_url}/{path}", wait_until="networkidle")
     tab.page.wait_for_selector(".posenc-widget[data-mounted='ready'] .pw")
     fallbacks = tab.page.locator(".posenc-widget figure.posenc-fig")
@@ -170,4 +170,6 @@ def test_print_shows_the_static_figures_not_the_widget(guarded, site_url, path):
     image.scroll_into_view_if_needed()  # lazy: loads near the viewport, or on print
     image.evaluate("img => img.decode()")
     assert image.evaluate("img => img.naturalWidth") > 100
+    printed = image.evaluate("img => img.currentSrc")
+    assert printed.endswith("-light.svg") and "-phone-" not in printed  # white paper
     assert tab.errors == []

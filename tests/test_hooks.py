@@ -78,6 +78,7 @@ def test_figure_markdown_is_one_numbered_zoomable_picture_relative_to_the_page()
     assert f'<img src="../../figures/{slug}-light.svg"' in text
     assert f'<source srcset="../../figures/{slug}-dark.svg"' in text
     assert f'<source srcset="../../figures/{slug}-phone-light.svg"' in text
+    assert f'<source srcset="../../figures/{slug}-light.svg" media="print">' in text
     assert f'<a class="posenc-zoom" href="../../figures/{slug}-light.svg"' in text
     assert "<figcaption><strong>Figure 3.</strong> " in text
     assert FIGURES[0].alt.split()[0] in text.split("<figcaption>")[1]

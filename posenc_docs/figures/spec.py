@@ -79,7 +79,7 @@ def _one_or_two_columns(fig, legend):
     ncols = 1 if max(map(len, labels)) > 28 else min(len(labels), 2)
     legend.remove()
     fig.legend(legend.legend_handles, labels, loc="outside lower center", ncols=ncols,
-               fontsize=texts[0].get_fontsize(),
+               fontsize=texts[0].get_fontsize(), frameon=legend.get_frame_on(),
                labelcolor=[text.get_color() for text in texts])  # fmt: skip
 
 
