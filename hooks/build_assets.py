@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
+from itertools import product
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -18,9 +19,9 @@ from mkdocs.structure.files import File
 
 from posenc_docs.figures.spec import THEMES, figure_path, svg_size
 
-WIDGET = re.compile(r'(<div class="posenc-widget"[^>]*>)(.*?)(</div>)', re.DOTALL)
-PICTURE = re.compile(r'<picture class="posenc-figure">.*?</picture>', re.DOTALL)
-FIGURE_IMG = re.compile(r'<img src="(?P<src>[^"]*figures/(?P<name>[^"/]+\.svg))"')
+FIGURE_IMG = re.compile(
+    r'<(?:img src|source srcset)="(?P<src>[^"]*figures/(?P<name>[^"/]+\.svg))"'
+)
 KATEX_FILES = ["katex.min.css"]  # math is rendered at build time: no KaTeX JS
 
 
@@ -55,8 +56,8 @@ def inputs_digest(project_dir: Path) -> str:
     return digest.hexdigest()
 
 
-def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
-    """Draw ``(slug, theme)`` jobs; many jobs are spread over the cores."""
+def render_all(jobs: list[tuple[str, str, bool]]) -> list[bytes]:
+    """Draw ``(slug, theme, phone)`` jobs; many jobs are spread over the cores."""
     from posenc_docs.figures import render
 
     if len(jobs) < 4:
@@ -64,46 +65,37 @@ def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
     context = multiprocessing.get_context("spawn")  # no fork after torch has threads
     workers = min(os.cpu_count() or 1, len(jobs))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        slugs, themes = zip(*jobs, strict=True)
-        return list(pool.map(render, slugs, themes))
+        return list(pool.map(render, *zip(*jobs, strict=True)))
 
 
 def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
-    """Site path -> SVG bytes of every figure in both themes; drawn on cache miss."""
+    """Site path -> SVG bytes of every figure in both themes, for desktops and for
+    phones; drawn on cache miss."""
     from posenc_docs.figures import FIGURES
 
     sources = inputs_digest(project_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     cached = {}
     for spec in FIGURES:
-        for theme in THEMES:
-            key = json.dumps([sources, spec.slug, spec.params, theme], sort_keys=True)
+        for job in product([spec.slug], THEMES, (False, True)):
+            key = json.dumps([sources, spec.params, spec.phone_params, *job])
             digest = hashlib.sha256(key.encode()).hexdigest()
-            cached[(spec.slug, theme)] = cache_dir / f"{digest}.svg"
+            cached[job] = cache_dir / f"{digest}.svg"
     missing = [job for job, path in cached.items() if not path.is_file()]
-    for (slug, theme), svg in zip(missing, render_all(missing), strict=True):
-        cached[(slug, theme)].write_bytes(svg)
-    return {figure_path(s, t): path.read_bytes() for (s, t), path in cached.items()}
+    for job, svg in zip(missing, render_all(missing), strict=True):
+        cached[job].write_bytes(svg)
+    return {figure_path(*job): path.read_bytes() for job, path in cached.items()}
 
 
 def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
-    """Give every figure ``<img>`` its width and height, so nothing shifts on load."""
+    """Give every figure ``<img>`` and ``<source>`` its width and height, so nothing
+    shifts on load (the phone variant has another aspect ratio)."""
 
     def sized(match):
         width, height = sizes[f"figures/{match['name']}"]
         return f'{match[0]} width="{width}" height="{height}"'
 
     return FIGURE_IMG.sub(sized, page_html)
-
-
-def widget_fallbacks_in_noscript(page_html: str) -> str:
-    """Figures inside a widget are its no-JS view: with JavaScript, never fetched."""
-
-    def wrap(widget):
-        inner = PICTURE.sub(lambda m: f"<noscript>{m[0]}</noscript>", widget[2])
-        return widget[1] + inner + widget[3]
-
-    return WIDGET.sub(wrap, page_html)
 
 
 _figure_sizes: dict[str, tuple[int, int]] = {}
@@ -126,4 +118,4 @@ def on_files(files, config):
 
 
 def on_post_page(output, page, config):
-    return widget_fallbacks_in_noscript(with_sizes(output, _figure_sizes))
+    return with_sizes(output, _figure_sizes)

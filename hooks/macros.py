@@ -14,12 +14,15 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   ``part3_axes``, ``models``, ``install``), ``quoted`` (figures copied from papers,
   each with its table) and ``lab``;
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
-  alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
-  values, taken from the parameters of the figures it replaces.
+  alt text as a caption numbered "Figure N" in page order; ``{{ figref("slug") }}``
+  writes "Figure N" for a figure on the same page, linked to it;
+  ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start values,
+  taken from the parameters of the figures it replaces.
 """
 
 import html
 import posixpath
+import re
 
 from posenc_docs import (
     alibi,
@@ -35,7 +38,7 @@ from posenc_docs import (
     temperature,
     windows,
 )
-from posenc_docs.figures.spec import THEMES, figure_path
+from posenc_docs.figures.spec import PHONE_MEDIA, figure_path
 from posenc_docs.pages import (
     install,
     models,
@@ -82,12 +85,25 @@ NAMESPACE = {
 }
 
 
-def figure_markdown(slug: str, page_url: str) -> str:
-    """HTML for a figure that fetches only the variant of the reader's scheme.
+FIGURE_CALL = re.compile(r"""\bfigure\(\s*["']([^"']+)["']\s*\)""")
 
-    A ``<picture>``: the light SVG in ``<img>``, the dark one in a ``<source>`` whose
-    ``media`` follows the OS preference and, once the reader picks a scheme, the
-    script in ``overrides/main.html``. ``hooks/build_assets.py`` adds the size.
+
+def figure_numbers(markdown: str) -> dict[str, int]:
+    """Slug -> "Figure N" number of each figure a page shows, in page order."""
+    numbers: dict[str, int] = {}
+    for slug in FIGURE_CALL.findall(markdown):
+        numbers.setdefault(slug, len(numbers) + 1)
+    return numbers
+
+
+def figure_markdown(slug: str, page_url: str, number: int) -> str:
+    """HTML for figure ``number`` of a page: fetches only the variant on screen.
+
+    A ``<figure>`` with a numbered caption (the alt text) whose picture is a link
+    to the full-size light SVG. The ``<picture>`` holds the light SVG in ``<img>``
+    and ``<source>``s for print (light), the dark scheme and phones; the dark
+    ones follow the OS preference and, once the reader picks a scheme, the script
+    in ``overrides/main.html``. ``hooks/build_assets.py`` adds the size.
     """
     from posenc_docs.figures import BY_SLUG
 
@@ -95,14 +111,33 @@ def figure_markdown(slug: str, page_url: str) -> str:
         raise KeyError(f"no figure named {slug!r}; known: {sorted(BY_SLUG)}")
     alt = html.escape(BY_SLUG[slug].alt, quote=True)
     here = posixpath.dirname(page_url + "x") or "."  # raw HTML: relative to the URL
-    light, dark = (posixpath.relpath(figure_path(slug, t), here) for t in THEMES)
+
+    def url(theme, phone=False):
+        return posixpath.relpath(figure_path(slug, theme, phone), here)
+
+    dark_media = "(prefers-color-scheme: dark)"
     return (
+        f'<figure class="posenc-fig" id="fig-{slug}">'
+        f'<a class="posenc-zoom" href="{url("light")}" '
+        f'title="Figure {number} at full size">'
         f'<picture class="posenc-figure">'
-        f'<source srcset="{dark}" media="(prefers-color-scheme: dark)" '
-        f'data-theme="dark">'
-        f'<img src="{light}" alt="{alt}" loading="lazy" decoding="async">'
-        f"</picture>"
+        f'<source srcset="{url("light")}" media="print">'  # paper is white
+        f'<source srcset="{url("dark", True)}" media="{PHONE_MEDIA} and {dark_media}"'
+        f' data-theme="dark" data-width="{PHONE_MEDIA}">'
+        f'<source srcset="{url("dark")}" media="{dark_media}" data-theme="dark">'
+        f'<source srcset="{url("light", True)}" media="{PHONE_MEDIA}">'
+        f'<img src="{url("light")}" alt="{alt}" loading="lazy" decoding="async">'
+        f"</picture></a>"
+        f"<figcaption><strong>Figure {number}.</strong> {alt}</figcaption>"
+        f"</figure>"
     )
+
+
+def figure_reference(slug: str, numbers: dict[str, int]) -> str:
+    """Prose text "Figure N", linked to a figure that must be on the same page."""
+    if slug not in numbers:
+        raise KeyError(f"figref({slug!r}): this page shows {sorted(numbers)}")
+    return f"[Figure {numbers[slug]}](#fig-{slug})"
 
 
 def define_env(env):
@@ -119,6 +154,13 @@ def define_env(env):
 
         return widget_attributes(name)
 
+    def numbers() -> dict[str, int]:
+        return figure_numbers(env.page.file.content_string)
+
     @env.macro
     def figure(slug: str) -> str:
-        return figure_markdown(slug, env.page.url)
+        return figure_markdown(slug, env.page.url, numbers()[slug])
+
+    @env.macro
+    def figref(slug: str) -> str:
+        return figure_reference(slug, numbers())

@@ -41,7 +41,7 @@ def test_figures_are_cached_by_their_inputs(tmp_path, monkeypatch):
 
     monkeypatch.setattr(figures, "FIGURES", figures.FIGURES[:2])
     first = build_assets.figure_files(ROOT, tmp_path)
-    assert len(first) == 2 * len(figures.FIGURES) == 4
+    assert len(first) == 4 * len(figures.FIGURES) == 8  # light, dark; desktop, phone
     drawn = []
 
     def record(jobs):
@@ -53,13 +53,13 @@ def test_figures_are_cached_by_their_inputs(tmp_path, monkeypatch):
     assert drawn == [] and second == first
     monkeypatch.setattr(build_assets, "inputs_digest", lambda project_dir: "changed")
     build_assets.figure_files(ROOT, tmp_path)
-    assert len(drawn) == 2 * len(figures.FIGURES)
+    assert len(drawn) == 4 * len(figures.FIGURES)
 
 
 def test_parallel_and_serial_drawing_give_the_same_bytes():
-    from posenc_docs.figures import FIGURES, render
+    from posenc_docs.figures import FIGURES, THEMES, render
 
-    jobs = [(spec.slug, theme) for spec in FIGURES[:2] for theme in ("light", "dark")]
+    jobs = [(spec.slug, theme, True) for spec in FIGURES[:2] for theme in THEMES]
     assert build_assets.render_all(jobs) == [render(*job) for job in jobs]
 
 
@@ -70,21 +70,37 @@ def test_number_formatting():
     assert count(60611.48) == "60,611"
 
 
-def test_figure_markdown_is_one_picture_relative_to_the_page():
+def test_figure_markdown_is_one_numbered_zoomable_picture_relative_to_the_page():
     from posenc_docs.figures import FIGURES
 
     slug = FIGURES[0].slug
-    text = macros.figure_markdown(slug, "part1/page/")
+    text = macros.figure_markdown(slug, "part1/page/", 3)
     assert text.count("<picture") == 1 and text.count("<img") == 1
     assert f'<img src="../../figures/{slug}-light.svg"' in text
     assert f'<source srcset="../../figures/{slug}-dark.svg"' in text
+    assert f'<source srcset="../../figures/{slug}-phone-light.svg"' in text
+    assert f'<source srcset="../../figures/{slug}-light.svg" media="print">' in text
+    assert f'<a class="posenc-zoom" href="../../figures/{slug}-light.svg"' in text
+    assert "<figcaption><strong>Figure 3.</strong> " in text
+    assert FIGURES[0].alt.split()[0] in text.split("<figcaption>")[1]
     assert f'src="../figures/{slug}-light.svg"' in macros.figure_markdown(
-        slug, "part1/"
+        slug, "part1/", 1
     )
     assert 'media="(prefers-color-scheme: dark)"' in text
-    assert f'src="figures/{slug}-light.svg"' in macros.figure_markdown(slug, "")
+    assert f'src="figures/{slug}-light.svg"' in macros.figure_markdown(slug, "", 1)
     with pytest.raises(KeyError, match="no figure named"):
-        macros.figure_markdown("nope", "")
+        macros.figure_markdown("nope", "", 1)
+
+
+def test_figures_are_numbered_in_page_order_and_referenced_by_name():
+    page = (
+        'x {{ figref("b") }}\n{{ figure("a") }}\n{{ figure( "b" ) }}\n{{ figure("a") }}'
+    )
+    numbers = macros.figure_numbers(page)
+    assert numbers == {"a": 1, "b": 2}
+    assert macros.figure_reference("b", numbers) == "[Figure 2](#fig-b)"
+    with pytest.raises(KeyError, match="this page shows"):
+        macros.figure_reference("c", numbers)
 
 
 def test_figure_alt_text_is_escaped_for_an_attribute(monkeypatch):
@@ -94,7 +110,7 @@ def test_figure_alt_text_is_escaped_for_an_attribute(monkeypatch):
     spec = FigureSpec(slug="q", draw=None, alt='a "quoted" <b> & c')
     monkeypatch.setitem(figures.BY_SLUG, "q", spec)
     assert 'alt="a &quot;quoted&quot; &lt;b&gt; &amp; c"' in macros.figure_markdown(
-        "q", ""
+        "q", "", 1
     )
 
 
@@ -107,22 +123,18 @@ def test_svg_size_reads_matplotlib_points_as_css_pixels():
     )
 
 
-def test_figure_images_get_their_size_and_widget_fallbacks_noscript():
+def test_figure_images_and_sources_get_their_size():
     page = (
-        '<p><picture class="posenc-figure"><img src="../figures/a-light.svg" '
-        'alt="x"></picture></p>'
-        '<div class="posenc-widget" data-widget="w"><p><picture class="posenc-figure">'
-        '<img src="../figures/b-light.svg"></picture></p></div>'
+        '<picture class="posenc-figure"><source srcset="../figures/a-phone-light.svg"'
+        ' media="(max-width: 10em)"><img src="../figures/a-light.svg" alt="x">'
+        "</picture>"
     )
-    sized = build_assets.with_sizes(
-        page, {"figures/a-light.svg": (640, 480), "figures/b-light.svg": (10, 20)}
-    )
+    sizes = {"figures/a-light.svg": (640, 480), "figures/a-phone-light.svg": (10, 20)}
+    sized = build_assets.with_sizes(page, sizes)
     assert (
         '<img src="../figures/a-light.svg" width="640" height="480" alt="x">' in sized
     )
-    out = build_assets.widget_fallbacks_in_noscript(sized)
-    assert out.count("<noscript>") == 1
-    assert out.index("<noscript>") > out.index('class="posenc-widget"')
+    assert 'a-phone-light.svg" width="10" height="20" media=' in sized
 
 
 NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->

@@ -9,7 +9,14 @@ memory.
 import importlib
 import pkgutil
 
-from posenc_docs.figures.spec import THEMES, FigureSpec, figure_path, to_svg
+from posenc_docs.figures.spec import (
+    THEMES,
+    FigureSpec,
+    figure_path,
+    for_phone,
+    plain_log_ticks,
+    to_svg,
+)
 
 __all__ = [
     "BY_SLUG",
@@ -17,6 +24,7 @@ __all__ = [
     "THEMES",
     "WIDGETS",
     "FigureSpec",
+    "draw",
     "figure_path",
     "render",
     "to_svg",
@@ -51,7 +59,14 @@ def widget_attributes(name: str) -> str:
     return " ".join([f'data-widget="{name}"', *values])
 
 
-def render(slug: str, theme: str) -> bytes:
-    """SVG bytes of figure ``slug`` in ``theme`` (importable by worker processes)."""
+def draw(slug: str, theme: str, phone: bool = False):
+    """The matplotlib figure ``slug`` in ``theme``, its phone variant if ``phone``."""
     spec = BY_SLUG[slug]
-    return to_svg(spec.draw(**spec.params, theme=theme))
+    params = {**spec.params, **spec.phone_params} if phone else spec.params
+    fig = plain_log_ticks(spec.draw(**params, theme=theme))
+    return for_phone(fig) if phone else fig
+
+
+def render(slug: str, theme: str, phone: bool = False) -> bytes:
+    """SVG bytes of figure ``slug`` in ``theme`` (importable by worker processes)."""
+    return to_svg(draw(slug, theme, phone))

@@ -62,7 +62,8 @@ def _seed_curve(ax, name, experiment, results):
     if len(ran) < len(c["eval_multiples"]):  # a cross where the next value would be
         where = (c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
         ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
-        ax.annotate("  IndexError", where, color=STYLE[name][0], fontsize=9)
+        ax.annotate("IndexError", where, xytext=(6, 5), textcoords="offset points",
+                    color=STYLE[name][0], fontsize=9, va="bottom")  # fmt: skip
 
 
 def _floor(ax, results, colours):

@@ -20,8 +20,7 @@ def encoding_with_rows(n_positions: int, d: int, a: int, b: int, *, theme: str):
     """Heatmap of the whole encoding matrix with rows ``a`` and ``b`` marked."""
     values = sinusoidal.table(n_positions, d)  # (n, d)
     with themed(theme) as colors:
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        fig.subplots_adjust(left=0.1, right=0.86, top=0.92, bottom=0.12)
+        fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
         image = ax.imshow(
             values, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto",
             interpolation="nearest",
@@ -33,8 +32,7 @@ def encoding_with_rows(n_positions: int, d: int, a: int, b: int, *, theme: str):
         ax.set_xlabel("dimension (pair i = dimensions 2i and 2i+1)")
         ax.set_ylabel("position")
         ax.set_title(f"The whole encoding: d = {d}, positions 0 to {n_positions - 1}")
-        bar = fig.colorbar(image, cax=fig.add_axes((0.89, 0.12, 0.025, 0.8)))
-        bar.set_label("value")
+        fig.colorbar(image, ax=ax, fraction=0.05, pad=0.02).set_label("value")
     return fig
 
 
@@ -84,11 +82,16 @@ def offset_curves(d: int, starts: tuple, max_offset: int, *, theme: str):
     return fig
 
 
-def rope_rotation(thetas: tuple, n_positions: int, *, theme: str):
-    """One (q_2i, q_2i+1) pair of a query at positions 0..n-1, for two speeds."""
+def rope_rotation(
+    thetas: tuple, n_positions: int, *, theme: str, stacked: bool = False
+):
+    """One (q_2i, q_2i+1) pair of a query at positions 0..n-1, for two speeds (side
+    by side, or one above the other if ``stacked``)."""
     start = np.array([[1.0, 0.0]])  # (1, 2): one pair, one token
+    n = len(thetas)
+    shape, size = ((n, 1), (4.8, 3.4 * n)) if stacked else ((1, n), (7, 3.9))
     with themed(theme) as colors:
-        fig, axes = plt.subplots(1, len(thetas), figsize=(7, 3.9))
+        fig, axes = plt.subplots(*shape, figsize=size)
         fig.subplots_adjust(left=0.02, right=0.98, top=0.82, bottom=0.02, wspace=0.1)
         for ax, theta in zip(axes, thetas, strict=True):
             ax.add_patch(plt.Circle((0, 0), 1, fill=False, color=colors["grid"]))
@@ -105,13 +108,16 @@ def rope_rotation(thetas: tuple, n_positions: int, *, theme: str):
     return fig
 
 
-def alibi_picture(n_heads: int, size: int, max_distance: int, *, theme: str):
-    """One head's causal bias matrix, and -m·distance for every head."""
+def alibi_picture(
+    n_heads: int, size: int, max_distance: int, *, theme: str, stacked: bool = False
+):
+    """One head's causal bias matrix, and -m·distance for every head (side by side,
+    or one above the other if ``stacked``)."""
     bias = alibi.alibi_bias(n_heads, size, size)[0]  # (size, size), head 0
     slopes = alibi.alibi_slopes(n_heads)
+    shape, size_in = ((2, 1), (4.8, 7.2)) if stacked else ((1, 2), (7, 3.9))
     with themed(theme) as colors:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.9))
-        fig.subplots_adjust(left=0.08, right=0.98, top=0.85, bottom=0.14, wspace=0.45)
+        fig, (left, right) = plt.subplots(*shape, figsize=size_in, layout="constrained")
         cmap = plt.get_cmap("Blues_r").with_extremes(bad=colors["grid"])
         image = left.imshow(np.ma.masked_invalid(bias), cmap=cmap)
         left.set(xlabel="key position j", ylabel="query position i")
@@ -129,8 +135,7 @@ def learned_wall(max_len: int, d: int, shown: int, *, theme: str):
     """A learned position table at initialisation, and no rows past ``max_len``."""
     weights = np.random.default_rng(0).normal(0, 0.02, (max_len, d))  # (L, d)
     with themed(theme) as colors:
-        fig, ax = plt.subplots(figsize=(7, 3.9))
-        fig.subplots_adjust(left=0.1, right=0.86, top=0.9, bottom=0.14)
+        fig, ax = plt.subplots(figsize=(7, 3.9), layout="constrained")
         image = ax.imshow(
             weights.T, cmap=DIVERGING, vmin=-0.05, vmax=0.05, aspect="auto",
             interpolation="nearest", extent=(-0.5, max_len - 0.5, d - 0.5, -0.5),
@@ -145,8 +150,7 @@ def learned_wall(max_len: int, d: int, shown: int, *, theme: str):
         )  # fmt: skip
         ax.set(xlim=(-0.5, shown - 0.5), xlabel="position", ylabel="dimension")
         ax.set_title(f"Learned table: {max_len} rows × {d} (random init, std 0.02)")
-        bar = fig.colorbar(image, cax=fig.add_axes((0.89, 0.14, 0.025, 0.76)))
-        bar.set_label("value")
+        fig.colorbar(image, ax=ax, fraction=0.05, pad=0.02).set_label("value")
     return fig
 
 
@@ -191,12 +195,12 @@ def phase_gaps(d: int, train_len: int, far: int, *, theme: str):
 
 
 def _box(ax, y, text, fill, edge):
-    """A rounded box 5.2 wide centred at x = 5, with its label."""
+    """A rounded box 6.6 wide centred at x = 4.9, with its label."""
     ax.add_patch(FancyBboxPatch(
-        (2.4, y - 0.32), 5.2, 0.64, boxstyle="round,pad=0.05",
+        (1.6, y - 0.32), 6.6, 0.64, boxstyle="round,pad=0.05",
         facecolor=fill, edgecolor=edge, linewidth=1.2,
     ))  # fmt: skip
-    ax.text(5.0, y, text, ha="center", va="center")
+    ax.text(4.9, y, text, ha="center", va="center")
 
 
 def insertion_points(*, theme: str):
@@ -206,7 +210,7 @@ def insertion_points(*, theme: str):
         ("$x + PE$  (sinusoidal, learned)", 1),
         ("$q = xW_q,\\ k = xW_k,\\ v = xW_v$", 0),
         ("rotate $q$, $k$ by position  (RoPE)", 2),
-        ("scores $= qk^T/\\sqrt{d}$", 0),
+        ("scores = qkᵀ/√d", 0),  # plain text: a mathtext radical is drawn small
         ("scores $-\\ m \\cdot$distance  (ALiBi)", 3),
         ("softmax(scores) $\\cdot\\ v$", 0),
     ]
@@ -218,15 +222,15 @@ def insertion_points(*, theme: str):
             fill = OKABE_ITO[point - 1] + "66" if point else "none"
             _box(ax, y, label, fill, colors["fg"])
             if point:
-                ax.text(7.9, y, f"insertion\npoint {point}", va="center")
+                ax.text(8.35, y, f"insertion\npoint {point}", va="center")
         for y in ys[1:]:
-            ax.annotate("", (5.0, y + 0.37), (5.0, y + 0.63), arrowprops={
+            ax.annotate("", (4.9, y + 0.37), (4.9, y + 0.63), arrowprops={
                 "arrowstyle": "-|>", "color": colors["fg"]})  # fmt: skip
-        v_from, v_to, x_side = ys[2], ys[-1], 1.9
-        ax.plot([2.35, x_side, x_side], [v_from, v_from, v_to], color=colors["muted"])
-        ax.annotate("", (2.35, v_to), (x_side, v_to), arrowprops={
+        v_from, v_to, x_side = ys[2], ys[-1], 1.35
+        ax.plot([1.55, x_side, x_side], [v_from, v_from, v_to], color=colors["muted"])
+        ax.annotate("", (1.55, v_to), (x_side, v_to), arrowprops={
             "arrowstyle": "-|>", "color": colors["muted"]})  # fmt: skip
-        ax.text(x_side - 0.15, (v_from + v_to) / 2, "v skips\nRoPE\nand ALiBi",
+        ax.text(x_side - 0.1, (v_from + v_to) / 2, "v skips\nRoPE\nand ALiBi",
                 ha="right", va="center", color=colors["muted"])  # fmt: skip
         ax.set(xlim=(0, 10), ylim=(ys[-1] - 0.5, ys[0] + 0.5))
         ax.axis("off")
@@ -271,6 +275,7 @@ FIGURES = [
         slug="part1-rope-rotation",
         draw=rope_rotation,
         params={"thetas": (1.0, 0.25), "n_positions": 6},
+        phone_params={"stacked": True},
         alt=(
             "Two unit circles with one arrow per position m = 0 to 5. At 1 radian "
             "per token the arrow swings most of the way around the circle in five "
@@ -282,11 +287,12 @@ FIGURES = [
         slug="part1-alibi-bias",
         draw=alibi_picture,
         params={"n_heads": 8, "size": 10, "max_distance": 40},
+        phone_params={"stacked": True},
         alt=(
-            "Left: ALiBi's bias matrix for head 0 of 8 over 10 positions; zero on "
-            "the diagonal, more negative further left, grey masked cells above the "
-            "diagonal. Right: the bias against distance for all eight heads, "
-            "straight lines falling with slopes from 1/2 to 1/256."
+            "First panel: ALiBi's bias matrix for head 0 of 8 over 10 positions; "
+            "zero on the diagonal, more negative further left, grey masked cells "
+            "above the diagonal. Second panel: the bias against distance for all "
+            "eight heads, straight lines falling with slopes from 1/2 to 1/256."
         ),
     ),
     FigureSpec(

@@ -111,8 +111,9 @@ def _power_of_two(value: float) -> str:
     return f"$2^{{{exponent:g}}}$"
 
 
-def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str):
-    """Every head's causal ALiBi penalty matrix, on one shared log color scale."""
+def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str, cols: int = 4):
+    """Every head's causal ALiBi penalty matrix, on one shared log color scale,
+    ``cols`` heads to a row."""
     penalty = -alibi.alibi_bias(n_heads, seq_len, seq_len)  # (H, T, T), inf above
     slopes = alibi.alibi_slopes(n_heads)  # (H,)
     smallest = slopes.min()  # one step at the gentlest head
@@ -122,7 +123,7 @@ def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str):
             bad=colors["grid"], under="white"
         )
         norm = LogNorm(vmin=smallest, vmax=float(shown.max()))
-        cols = min(n_heads, 4)
+        cols = min(n_heads, cols)
         rows = -(-n_heads // cols)
         fig, axes = plt.subplots(
             rows,
@@ -183,6 +184,7 @@ FIGURES = [
         slug="part2_basics-alibi-bias-heads",
         draw=alibi_bias_per_head,
         params={"n_heads": 8, "seq_len": 8},
+        phone_params={"cols": 2},
         alt=(
             "Eight small 8-by-8 matrices, one per ALiBi head, showing the penalty "
             "each query gives each key. The upper triangle is gray (masked future "

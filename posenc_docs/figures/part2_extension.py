@@ -21,19 +21,15 @@ def _wavelengths(d: int, base: float) -> np.ndarray:
     return scaling.wavelengths(rope.inv_freq(d, base))
 
 
-def _mark_length(ax, length: float, label: str, colors: dict, y: float = 0.97):
-    ax.axvline(length, color=colors["muted"], linestyle="--", linewidth=1.2)
-    ax.annotate(
-        label,
-        xy=(length, y),
-        xycoords=("data", "axes fraction"),
-        xytext=(-4, 0),
-        textcoords="offset points",
-        ha="right",
-        va="top",
-        fontsize=9,
-        color=colors["muted"],
-    )
+def _mark_lengths(ax, lengths: list, colors: dict):
+    """Dashed line at each training length, labelled above the plot, off the data."""
+    for length in lengths:
+        ax.axvline(length, color=colors["muted"], linestyle="--", linewidth=1.2)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(lengths, labels=[f"{length:,}" for length in lengths])
+    top.xaxis.set_minor_locator(NullLocator())
+    top.tick_params(labelsize=9, labelcolor=colors["muted"], color=colors["muted"])
+    top.set_xlabel("original length L₀ (dashed)", fontsize=9, color=colors["muted"])
 
 
 def _scale_axes(ax, title: str, ymax: float):
@@ -54,7 +50,7 @@ def _scale_axes(ax, title: str, ymax: float):
 
 
 def _curves(theme: str, title: str, curves: list, lengths: list, ymax: float):
-    """Draw (label, wavelengths, factors) curves and mark each (length, label)."""
+    """Draw (label, wavelengths, factors) curves and mark each training length."""
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
         for k, (label, wavelength, factors) in enumerate(curves):
@@ -67,9 +63,8 @@ def _curves(theme: str, title: str, curves: list, lengths: list, ymax: float):
                 color=OKABE_ITO[k],
                 label=label,
             )
-        for k, (length, label) in enumerate(lengths):
-            _mark_length(ax, length, label, colors, y=0.97 - 0.09 * k)
         _scale_axes(ax, title, ymax)
+        _mark_lengths(ax, lengths, colors)  # after the log scale, which resets ticks
     return fig
 
 
@@ -124,7 +119,7 @@ def methods_overview(name: str, factor: float, *, theme: str):
         for label, (freq, _) in methods.items()
     ]
     title = f"{name} stretched {factor:g}×: {L0:,} → {round(L0 * factor):,}"
-    return _curves(theme, title, curves, [(L0, f"L = {L0:,}")], factor)
+    return _curves(theme, title, curves, [L0], factor)
 
 
 def model_curves(names: tuple, title: str, *, theme: str, seq_len: int | None = None):
@@ -138,9 +133,8 @@ def model_curves(names: tuple, title: str, *, theme: str, seq_len: int | None = 
         curves.append(
             (f"{name} ({model.rope_scaling['rope_type']})", wavelength, factors)
         )
-        mark = (ceiling.original, f"L₀ = {ceiling.original:,}")
-        if mark not in lengths:
-            lengths.append(mark)
+        if ceiling.original not in lengths:
+            lengths.append(ceiling.original)
         ymax = max(ymax, float(factors.max()))
     return _curves(theme, title, curves, lengths, ymax)
 
@@ -157,7 +151,7 @@ def ntk_family(name: str, factors: tuple, *, theme: str):
         label = f"s = {s:g} (base {new_base:,.0f})"
         curves.append((label, scaling.wavelengths(theta), theta / freq))
     title = f"NTK-aware on {name}: a larger base"
-    return _curves(theme, title, curves, [(L0, f"L = {L0:,}")], max(factors))
+    return _curves(theme, title, curves, [L0], max(factors))
 
 
 def dynamic_family(name: str, factor: float, lengths: tuple, *, theme: str):
@@ -175,7 +169,7 @@ def dynamic_family(name: str, factor: float, lengths: tuple, *, theme: str):
         )
         top = max(top, float((theta / freq).max()))
     title = f"Dynamic NTK on {name}, factor {factor:g}"
-    return _curves(theme, title, curves, [(L0, f"L = {L0:,}")], top)
+    return _curves(theme, title, curves, [L0], top)
 
 
 def longrope_lists(name: str, *, theme: str):
@@ -196,9 +190,12 @@ def longrope_lists(name: str, *, theme: str):
             np.full(len(long), ceiling.factor),
         ),
     ]
-    mark = [(ceiling.original, f"L₀ = {ceiling.original:,}")]
     return _curves(
-        theme, f"LongRoPE factors of {name}", curves, mark, float(long.max())
+        theme,
+        f"LongRoPE factors of {name}",
+        curves,
+        [ceiling.original],
+        float(long.max()),
     )
 
 

@@ -26,9 +26,17 @@ def pair_axes(layouts: tuple, base: float, span: int, *, theme: str):
                 ax.scatter(own, wavelength[own], s=16, marker=MARKERS[k],
                            color=OKABE_ITO[k], label=name)  # fmt: skip
             ax.axhline(span, color=colors["muted"], linestyle="--", linewidth=1)
-            ax.annotate(f"{span} positions", xy=(0.01, span), xycoords=("axes fraction",
-                        "data"), xytext=(0, 3), textcoords="offset points",
-                        fontsize=8.5, color=colors["muted"])  # fmt: skip
+            ax.annotate(
+                f"{span} positions",
+                xy=(0.99, span),
+                xycoords=("axes fraction", "data"),
+                xytext=(0, -3),
+                textcoords="offset points",
+                ha="right",
+                va="top",
+                fontsize=8.5,
+                color=colors["muted"],
+            )  # fmt: skip (right: no data below)
             ax.set_yscale("log")
             ax.set_ylabel("wavelength (log)")
             ax.set_title(title, fontsize=10.5)

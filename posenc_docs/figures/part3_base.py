@@ -25,16 +25,14 @@ def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
             m = models.get(name)
             c = part2_extension.turn_census(d, m.rope_theta, m.max_position_embeddings)
             ax.plot(m.rope_theta, c.full_turn, MARKERS[k % len(MARKERS)],
-                    color=colors["fg"], markersize=6)  # fmt: skip
-            ax.annotate(name, (m.rope_theta, c.full_turn), xytext=(5, 4),
-                        textcoords="offset points", fontsize=8.5)  # fmt: skip
+                    color=colors["fg"], markersize=6, label=name)  # fmt: skip
         ax.set_xscale("log")
         ax.set_xlabel("RoPE base b (rope_theta, log)")
         ax.set_ylabel(f"pairs of {d // 2} that turn within L")
         ax.set_title(f"A larger base leaves more pairs short of a turn (d = {d})",
                      fontsize=11)  # fmt: skip
         ax.grid(True, alpha=0.6)
-        fig.legend(loc="outside lower center", ncols=len(lengths), fontsize=9)
+        fig.legend(loc="outside lower center", ncols=3, fontsize=9)
     return fig
 
 

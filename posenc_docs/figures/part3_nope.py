@@ -20,14 +20,14 @@ def temperatures(length: int, max_tokens: int, *, theme: str):
             ax.plot(n, tau, linestyle=STYLES[k], linewidth=2, color=OKABE_ITO[k],
                     label=name, drawstyle=steps)  # fmt: skip
         ax.axvline(length, color=colors["muted"], linestyle="--", linewidth=1)
-        ax.annotate(f"L = {length:,}", xy=(length, 0.98), xycoords=("data",
-                    "axes fraction"), xytext=(4, 0), textcoords="offset points",
-                    va="top", fontsize=9, color=colors["muted"])  # fmt: skip
         ax.set_xscale("log")
+        top = ax.secondary_xaxis("top")  # the length's label, off the data
+        top.set_xticks([length], labels=[f"L = {length:,}"])
+        top.tick_params(labelsize=9, labelcolor=colors["muted"], color=colors["muted"])
         ax.set_xlabel("tokens in context n (query at position n − 1), log")
         ax.set_ylabel("factor on the attention logits")
         ax.grid(True, which="major", alpha=0.6)
-        ax.legend(loc="upper left", fontsize=9, labelcolor=colors["fg"])
+        fig.legend(loc="outside lower center", ncols=3, fontsize=9)
     return fig
 
 

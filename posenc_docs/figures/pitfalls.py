@@ -28,7 +28,7 @@ def exponent_bug_similarity(d: int, k: int, n_starts: int, *, theme: str):
         ax.set_ylabel(f"PE(p) · PE(p + {k})")
         ax.set_title(f"Same offset, different starts (d = {d})")
         ax.grid(True, color=colors["grid"], lw=0.6)
-        ax.legend(loc="lower left", fontsize=9)
+        fig.legend(loc="outside lower center", ncols=1, fontsize=9)
     return fig
 
 
@@ -52,7 +52,7 @@ def bf16_angle_error(d: int, *, theme: str):
         ax.set_ylabel("largest |cos error|")
         ax.set_title(f"RoPE cos table error vs float64 (d = {d}, base 10000)")
         ax.grid(True, which="major", color=colors["grid"], lw=0.6)
-        ax.legend(loc="lower right", fontsize=9)
+        fig.legend(loc="outside lower center", ncols=2, fontsize=9)
     return fig
 
 

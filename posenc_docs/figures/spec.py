@@ -4,27 +4,107 @@ The hooks import this contract (themes, URLs, SVG bytes) rather than restating i
 """
 
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 THEMES = ("light", "dark")
+# The phone variant: drawn narrower with no text under PHONE_MIN_FONT points, so at
+# a 390 px screen (a 358 px column) text renders at >= 9 CSS px. Served below
+# PHONE_MEDIA; wider screens get the desktop variant.
+PHONE_WIDTH = 4.8  # inches: 345.6 pt drawn onto ~358 CSS px
+PHONE_MIN_FONT = 9.5  # points
+PHONE_MEDIA = "(max-width: 44.9375em)"  # Material's tablet-portrait breakpoint
 
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One figure of the site: how to draw it and what it shows, for alt text."""
+    """One figure of the site: how to draw it and what it shows, for alt text.
+
+    ``phone_params`` override ``params`` for the phone variant (e.g. panels stacked
+    rather than side by side)."""
 
     slug: str
     draw: Callable
     alt: str
     params: dict = field(default_factory=dict)
+    phone_params: dict = field(default_factory=dict)
 
 
-def figure_path(slug: str, theme: str) -> str:
-    """The figure's path inside the built site, e.g. ``figures/x-light.svg``."""
+def figure_path(slug: str, theme: str, phone: bool = False) -> str:
+    """The figure's path inside the built site, e.g. ``figures/x-light.svg``.
+
+    The phone variant is ``figures/x-phone-light.svg``.
+    """
     if theme not in THEMES:
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
-    return f"figures/{slug}-{theme}.svg"
+    return f"figures/{slug}{'-phone' if phone else ''}-{theme}.svg"
+
+
+def plain_log_ticks(fig):
+    """Label log axes 1, 10, 100, 1k, 1M instead of 10^k: no superscripts, which
+    matplotlib draws at 70 % of the tick size."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, NullFormatter
+
+    def label(value, _):
+        for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if value >= size:
+                return f"{value / size:g}{suffix}"
+        return f"{value:g}"
+
+    for axis in (a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)):
+        if isinstance(axis.get_major_formatter(), LogFormatterSciNotation):
+            axis.set_major_formatter(FuncFormatter(label))
+            axis.set_minor_formatter(NullFormatter())
+    return fig
+
+
+def _wrapped(text: str, width_pt: float, size_pt: float) -> str:
+    """Break ``text`` into lines that fit ``width_pt``, never inside $math$."""
+    words = re.findall(r"\S*\$[^$]*\$\S*|\S+", text)
+    if "\n" in text or len(text) * 0.55 * size_pt <= 0.95 * width_pt:
+        return text
+    per_line, lines = int(0.95 * width_pt / (0.55 * size_pt)), [""]
+    for word in words:
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > per_line:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {word}".strip()
+    return "\n".join(lines)
+
+
+def _one_or_two_columns(fig, legend):
+    """Draw a figure legend (below the plot) again in at most two columns."""
+    texts = legend.get_texts()
+    labels = [text.get_text() for text in texts]
+    ncols = 1 if max(map(len, labels)) > 28 else min(len(labels), 2)
+    legend.remove()
+    fig.legend(legend.legend_handles, labels, loc="outside lower center", ncols=ncols,
+               fontsize=texts[0].get_fontsize(), frameon=legend.get_frame_on(),
+               labelcolor=[text.get_color() for text in texts])  # fmt: skip
+
+
+def for_phone(fig):
+    """Redraw ``fig`` for a phone column: PHONE_WIDTH wide, no text (not even a
+    mathtext subscript, 70 % of its text) under PHONE_MIN_FONT points, long text
+    wrapped at the figure's edge."""
+    from matplotlib.text import Text
+
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(min(width, PHONE_WIDTH), height)
+    for text in fig.findobj(Text):
+        words = text.get_text()
+        has_scripts = words.count("$") >= 2 and ("_" in words or "^" in words)
+        smallest = PHONE_MIN_FONT / (0.7 if has_scripts else 1)
+        text.set_fontsize(max(text.get_fontsize(), smallest))
+        room = text.axes.get_position().width * 0.9 if text.axes else 1.0  # share
+        room *= fig.get_size_inches()[0] * 72
+        text.set_text(_wrapped(text.get_text(), room, text.get_fontsize()))
+    for legend in list(fig.legends):
+        _one_or_two_columns(fig, legend)
+    subplots_only = all(ax.get_subplotspec() is not None for ax in fig.axes)
+    if fig.get_layout_engine() is None and subplots_only:
+        fig.set_layout_engine("constrained")
+    return fig
 
 
 def svg_size(svg: bytes) -> tuple[int, int]:

@@ -1,0 +1,125 @@
+"""Every figure, desktop and phone variant, laid out as drawn: no text on top of
+data (lines, markers, scatter points), no text on top of other text, no text cut
+off at the figure's edge. Geometry comes from matplotlib's own renderer, in display
+pixels: text extents from ``Text.get_window_extent``, data from the artists' paths."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+
+from posenc_docs.figures import FIGURES, draw
+
+STEP = 1.0  # px between points sampled along a line segment
+PAD = 0.5  # px a text box is shrunk by before testing, so touching is allowed
+
+
+def drawn_texts(fig) -> list[Text]:
+    """Draw ``fig`` and return the texts actually drawn (not ticks out of view)."""
+    drawn, original = [], Text.draw
+
+    def record(text, renderer):
+        drawn.append(text)
+        return original(text, renderer)
+
+    Text.draw = record
+    try:
+        fig.canvas.draw()
+    finally:
+        Text.draw = original
+    return drawn
+
+
+def texts(fig, renderer, drawn) -> list[tuple[str, object]]:
+    """(text, extent) of every drawn, non-empty text; a legend counts as one box."""
+    legends = fig.findobj(Legend)
+    in_legends = {id(t) for legend in legends for t in legend.findobj(Text)}
+    found = [
+        (text.get_text(), Text.get_window_extent(text, renderer))  # no arrow
+        for text in drawn
+        if text.get_visible() and text.get_text().strip() and id(text) not in in_legends
+    ]
+    legend_boxes = [("legend", box.get_window_extent(renderer)) for box in legends]
+    return found + legend_boxes
+
+
+def data_points(ax, renderer) -> list[np.ndarray]:
+    """Display coordinates, (n, 2) each, of what ``ax`` plots, with a marker radius."""
+    shapes = []
+    clip = ax.get_window_extent(renderer)
+    for line in ax.get_lines():
+        xy = line.get_transform().transform(line.get_path().vertices)  # (n, 2)
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        dense = [xy[:1]]
+        for a, b in zip(xy[:-1], xy[1:], strict=True):
+            n = max(int(np.hypot(*(b - a)) / STEP), 1)
+            dense.append(a + np.linspace(0, 1, n + 1)[1:, None] * (b - a))
+        marked = line.get_marker() not in ("", "None", None)
+        radius = line.get_markersize() / 2 if marked else 0
+        points = np.concatenate(dense)
+        shapes.append((points[_inside(points, clip)], radius * ax.figure.dpi / 72))
+    for collection in ax.collections:
+        if isinstance(collection, PathCollection) and len(collection.get_offsets()):
+            xy = collection.get_offset_transform().transform(collection.get_offsets())
+            radius = np.sqrt(collection.get_sizes().max()) / 2 * ax.figure.dpi / 72
+            shapes.append((xy[_inside(xy, clip)], radius))
+    return shapes
+
+
+def _inside(points: np.ndarray, box) -> np.ndarray:
+    return (
+        (points[:, 0] >= box.x0)
+        & (points[:, 0] <= box.x1)
+        & (points[:, 1] >= box.y0)
+        & (points[:, 1] <= box.y1)
+    )
+
+
+def hits(extent, points: np.ndarray, radius: float) -> bool:
+    """Whether any point, grown by ``radius``, falls inside the shrunk text box."""
+    x0, y0 = extent.x0 + PAD - radius, extent.y0 + PAD - radius
+    x1, y1 = extent.x1 - PAD + radius, extent.y1 - PAD + radius
+    inside = (points[:, 0] > x0) & (points[:, 0] < x1)
+    return bool((inside & (points[:, 1] > y0) & (points[:, 1] < y1)).any())
+
+
+def layout_defects(fig) -> list[str]:
+    drawn = drawn_texts(fig)
+    renderer = fig.canvas.get_renderer()
+    boxes = texts(fig, renderer, drawn)
+    defects = []
+    for label, extent in boxes:
+        for ax in fig.axes:
+            if any(hits(extent, points, r) for points, r in data_points(ax, renderer)):
+                defects.append(f"{label!r} lies on data")
+                break
+        if not fig.bbox.padded(1).contains(extent.x0, extent.y0) or not (
+            fig.bbox.padded(1).contains(extent.x1, extent.y1)
+        ):
+            defects.append(f"{label!r} is cut off by the figure's edge")
+    for i, (first, a) in enumerate(boxes):
+        for second, b in boxes[i + 1 :]:
+            if a.padded(-PAD).overlaps(b.padded(-PAD)):
+                defects.append(f"{first!r} overlaps {second!r}")
+    return defects
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize("spec", FIGURES, ids=lambda s: s.slug)
+def test_no_text_on_data_or_text(spec, phone):
+    fig = draw(spec.slug, "light", phone)
+    try:
+        assert layout_defects(fig) == []
+    finally:
+        plt.close(fig)
+
+
+def test_the_check_sees_a_label_on_a_line():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.text(0.5, 0.5, "on the line", ha="center", va="center")
+    ax.text(0.05, 0.9, "clear of it")
+    assert layout_defects(fig) == ["'on the line' lies on data"]
+    plt.close(fig)
