@@ -58,12 +58,12 @@ def _seed_curve(ax, name, experiment, results):
     seeds = np.array([values(name, m, results=results) for m in ran])  # (x, seeds)
     scale = 1 if experiment == "perplexity" else 100
     band = (scale * seeds.min(1), scale * seeds.max(1))
-    _curve(ax, name, ran, scale * seeds.mean(1), LABELS[name], band)
-    if len(ran) < len(c["eval_multiples"]):  # a cross where the next value would be
+    failed = len(ran) < len(c["eval_multiples"])
+    label = f"{LABELS[name]} (×: IndexError)" if failed else LABELS[name]
+    _curve(ax, name, ran, scale * seeds.mean(1), label, band)
+    if failed:  # a cross where the next value would be, named in the legend
         where = (c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
         ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
-        ax.annotate("IndexError", where, xytext=(6, 5), textcoords="offset points",
-                    color=STYLE[name][0], fontsize=9, va="bottom")  # fmt: skip
 
 
 def _floor(ax, results, colours):
@@ -136,12 +136,13 @@ def rope_scalings(*, theme: str):
     return fig
 
 
-def finetune(*, theme: str):
+def finetune(*, theme: str, stacked: bool = False):
     """Perplexity and passkey accuracy: zero-shot against fine-tuned at 4 L."""
     results = load_results()
     names = ["rope", "pi", "yarn", "ft_rope", "ft_pi", "ft_yarn"]
+    shape, size = ((2, 1), (5, 7.5)) if stacked else ((1, 2), (9, 4))
     with themed(theme) as colours:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4), layout="constrained")
+        fig, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
         for name in names:
             _seed_curve(left, name, "perplexity", results)
             _seed_curve(right, name, "passkey", results)
@@ -237,10 +238,11 @@ FIGURES = [
     FigureSpec(
         slug="lab-finetune",
         draw=finetune,
+        phone_params={"stacked": True},
         alt=(
             "Two panels against evaluation length over L, with a dashed vertical "
-            "line at 4 L, the fine-tuning length. Left, perplexity on log axes; "
-            "right, passkey accuracy in percent. Solid lines: RoPE, RoPE with PI "
+            "line at 4 L, the fine-tuning length. First, perplexity on log axes; "
+            "second, passkey accuracy in percent. Solid lines: RoPE, RoPE with PI "
             "and RoPE with YaRN, zero-shot. Dashed lines of the same colours: the "
             "same three after a short fine-tune at 4 L. Mean of three seeds with "
             "min-max bands; the values are in the tables."
@@ -250,6 +252,7 @@ FIGURES = [
         slug="lab-passkey-schemes",
         draw=passkey_grids,
         params={"names": SCHEME_GRIDS, "columns": 5},
+        phone_params={"columns": 2},
         alt=(
             "Five heatmaps side by side, one per positional scheme (none, learned, "
             "sinusoidal, RoPE, ALiBi), of passkey exact-match accuracy: rows are "
@@ -266,6 +269,7 @@ FIGURES = [
         slug="lab-passkey-rope",
         draw=passkey_grids,
         params={"names": ROPE_GRIDS, "columns": 3},
+        phone_params={"columns": 2},
         alt=(
             "Nine passkey heatmaps, depth by length as in the figure above, for "
             "the RoPE model: top row unchanged, with position interpolation and "
