@@ -6,6 +6,7 @@ entry in a light and a dark variant with :func:`render` and adds them to the sit
 memory.
 """
 
+import functools
 import importlib
 import pkgutil
 
@@ -30,13 +31,30 @@ def _modules():
         yield importlib.import_module(f"{__name__}.{info.name}")
 
 
-FIGURES = [spec for module in _modules() for spec in getattr(module, "FIGURES", [])]
-BY_SLUG = {spec.slug: spec for spec in FIGURES}
-WIDGETS = {  # widget name -> its start values, taken from the figures it replaces
-    name: start
-    for module in _modules()
-    for name, start in getattr(module, "WIDGETS", {}).items()
-}
+@functools.cache
+def _registry() -> dict:
+    """FIGURES, BY_SLUG and WIDGETS (widget name -> its start values, taken from
+    the figures it replaces), read from every figure module."""
+    modules = list(_modules())
+    figures = [spec for module in modules for spec in getattr(module, "FIGURES", [])]
+    widgets = {
+        name: start
+        for module in modules
+        for name, start in getattr(module, "WIDGETS", {}).items()
+    }
+    return {
+        "FIGURES": figures,
+        "BY_SLUG": {spec.slug: spec for spec in figures},
+        "WIDGETS": widgets,
+    }
+
+
+def __getattr__(name: str):
+    """The registry is built on first use: importing ``figures.spec`` (the hooks'
+    contract) does not import every figure module, nor torch."""
+    if name not in ("FIGURES", "BY_SLUG", "WIDGETS"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _registry()[name]
 
 
 def _attribute(value) -> str:
@@ -46,12 +64,12 @@ def _attribute(value) -> str:
 
 def widget_attributes(name: str) -> str:
     """HTML attributes of widget ``name``: ``data-widget`` and its start values."""
-    start = WIDGETS[name]()
+    start = _registry()["WIDGETS"][name]()
     values = (f'data-{key}="{_attribute(v)}"' for key, v in start.items())
     return " ".join([f'data-widget="{name}"', *values])
 
 
 def render(slug: str, theme: str) -> bytes:
     """SVG bytes of figure ``slug`` in ``theme`` (importable by worker processes)."""
-    spec = BY_SLUG[slug]
+    spec = _registry()["BY_SLUG"][slug]
     return to_svg(spec.draw(**spec.params, theme=theme))
