@@ -67,9 +67,8 @@ def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
         sys.path.remove(str(Path(build_cache.__file__).parent))
 
 
-def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
-    """Every figure module drawn in both themes, each keyed by its own sources;
-    only the missing ones are drawn."""
+def figure_keys(project_dir: Path) -> dict[tuple[str, str], str]:
+    """``(module, theme)`` -> cache key: the module's sources, what it imports."""
     keys = {}
     for module in figure_modules(project_dir):
         source = build_cache.module_path(module, project_dir).read_text()
@@ -77,6 +76,12 @@ def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
             extra = ["figures", theme]
             key = build_cache.artifact_key(source, project_dir, *extra, name=module)
             keys[(module, theme)] = key
+    return keys
+
+
+def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
+    """Every figure module drawn in both themes; only the missing ones are drawn."""
+    keys = figure_keys(project_dir)
     missing = [job for job, key in keys.items() if store.get(key) is None]
     for job, drawn in zip(missing, render_all(missing), strict=True):
         store.put(keys[job], drawn)

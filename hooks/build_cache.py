@@ -24,6 +24,7 @@ from functools import lru_cache, wraps
 from importlib import metadata
 from pathlib import Path
 
+sys.modules.setdefault("build_cache", sys.modules[__name__])  # one copy: the hook's
 PACKAGE = "posenc_docs"
 LIBRARIES = ("numpy", "torch", "matplotlib")  # shape every number and figure
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[^\n]+", re.MULTILINE)
@@ -86,21 +87,39 @@ def _module_info(path: Path, stamp: tuple[int, int], name: str):
     return frozenset(imported_names(tree, package)), tuple(data)
 
 
+@lru_cache(maxsize=1024)
+def _source_imports(source: str, package: str | None) -> frozenset[str]:
+    return frozenset(imported_names(parse_imports(source), package))
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+_closures: dict = {}  # (names, root) -> [(file, stamp)], valid while stamps hold
+
+
 def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]:
     """Package files that ``source`` (module ``name``, if it is one) depends on."""
     package = name.rpartition(".")[0] if name else None
-    todo = imported_names(parse_imports(source), package) | ({name} if name else set())
-    seen, files = set(), set()
+    parts = name.split(".") if name else []
+    own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}  # and its packages
+    start = _source_imports(source, package) | own
+    known = _closures.get((start, root))
+    if known and all(path.is_file() and _stamp(path) == s for path, s in known):
+        return [path for path, _ in known]
+    todo, seen, files = set(start), set(), set()
     while todo:
         module = todo.pop()
         seen.add(module)
         path = module_path(module, root)
         if path is None:
             continue
-        stat = path.stat()
-        names, data = _module_info(path, (stat.st_mtime_ns, stat.st_size), module)
+        names, data = _module_info(path, _stamp(path), module)
         files.update([path, *data])
         todo |= names - seen
+    _closures[(start, root)] = [(path, _stamp(path)) for path in sorted(files)]
     return sorted(files)
 
 
@@ -121,9 +140,8 @@ def artifact_key(
     """Hash of ``source``, its package dependencies, library versions and ``extra``."""
     digest = hashlib.sha256(source.encode())
     for path in dependencies(source, root, name):
-        stat = path.stat()
         digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(_file_digest(path, (stat.st_mtime_ns, stat.st_size)))
+        digest.update(_file_digest(path, _stamp(path)))
     parts = [versions(LIBRARIES + tuple(libraries)), *extra]
     digest.update(json.dumps(parts, sort_keys=True, default=repr).encode())
     return digest.hexdigest()
@@ -175,6 +193,11 @@ def forget_changed_modules(root: Path, seen: dict[str, str]) -> bool:
     return changed
 
 
+def example_key(code: str, root: Path) -> str:
+    """Key of a markdown-exec Python block's output: its code and what it imports."""
+    return artifact_key(code, root, "example", libraries=("markdown-exec",))
+
+
 def cached_run(run, store: Store, root: Path):
     """markdown-exec's ``_run_python``, answering from ``store`` by the code's key."""
 
@@ -182,7 +205,7 @@ def cached_run(run, store: Store, root: Path):
     def run_cached(code, returncode=None, session=None, id=None, **extra):  # noqa: A002
         if session:  # shares globals with other blocks: not an artifact of its own
             return run(code, returncode, session=session, id=id, **extra)
-        key = artifact_key(code, root, "example", libraries=("markdown-exec",))
+        key = example_key(code, root)
         hit = store.get(key)
         if hit is None:
             output = run(code, returncode, session=session, id=id, **extra)
@@ -279,25 +302,31 @@ def page_template(markdown: str):
     return sets, sorted({m[1].strip() for m in EXPRESSION.finditer(rest)})
 
 
-def names_in(expression: str, parse) -> set[str]:
-    """Free variables of a Jinja expression."""
-    from jinja2 import meta
+@lru_cache(maxsize=4096)
+def _free_names(expression: str) -> frozenset[str]:
+    from jinja2 import Environment, meta
 
-    return meta.find_undeclared_variables(parse("{{ " + expression + " }}"))
+    parsed = Environment().parse("{{ " + expression + " }}")
+    return frozenset(meta.find_undeclared_variables(parsed))
 
 
-def needed_sets(expression: str, sets: dict[str, str], parse) -> dict[str, str]:
+def names_in(expression: str) -> set[str]:
+    """Free variables of a Jinja expression (default delimiters)."""
+    return set(_free_names(expression))
+
+
+def needed_sets(expression: str, sets: dict[str, str]) -> dict[str, str]:
     """The ``{% set %}`` statements ``expression`` reads, transitively, page order."""
-    needed, todo = set(), names_in(expression, parse)
+    needed, todo = set(), names_in(expression)
     while todo:
         name = todo.pop()
         if name in sets and name not in needed:
             needed.add(name)
-            todo |= names_in(sets[name], parse)
+            todo |= names_in(sets[name])
     return {name: value for name, value in sets.items() if name in needed}
 
 
-def render_expressions(markdown: str, parse, evaluate, key_of, store: Store):
+def render_expressions(markdown: str, evaluate, key_of, store: Store):
     """The page with every ``{{ x }}`` replaced by its value, computed only on a miss.
 
     ``key_of(expression, sets)`` is the value's key (None: not cacheable);
@@ -308,11 +337,11 @@ def render_expressions(markdown: str, parse, evaluate, key_of, store: Store):
     if template is None:
         return None
     sets, expressions = template
-    keys = {e: key_of(e, needed_sets(e, sets, parse)) for e in expressions}
+    keys = {e: key_of(e, needed_sets(e, sets)) for e in expressions}
     values = {e: store.get(key) for e, key in keys.items() if key}
     missing = [e for e in expressions if values.get(e) is None]
     if missing:
-        wanted = {n: v for e in missing for n, v in needed_sets(e, sets, parse).items()}
+        wanted = {n: v for e in missing for n, v in needed_sets(e, sets).items()}
         order = {n: v for n, v in sets.items() if n in wanted}
         for expression, value in zip(missing, evaluate(missing, order), strict=True):
             data = value.encode()
@@ -335,10 +364,7 @@ def macro_key(plugin, modules: dict[str, str], macros_source: str, root: Path):
     meta = getattr(plugin.page, "meta", {})
 
     def key_of(expression: str, sets: dict[str, str]) -> str | None:
-        parse = plugin.env.parse
-        names = set().union(
-            names_in(expression, parse), *(names_in(v, parse) for v in sets.values())
-        )
+        names = set().union(names_in(expression), *map(names_in, sets.values()))
         names -= set(sets)
         known = set(modules) | set(plugin.macros) | set(meta)
         if not names <= known:
@@ -372,7 +398,7 @@ def cache_macros(plugin, modules: dict[str, str], macros_file: Path, store: Stor
         key_of = macro_key(
             plugin, modules, macros_file.read_text(encoding="utf-8"), root
         )
-        page = render_expressions(markdown, plugin.env.parse, evaluate, key_of, store)
+        page = render_expressions(markdown, evaluate, key_of, store)
         return original(markdown, force_rendering) if page is None else page
 
     plugin.render = render
