@@ -16,7 +16,9 @@ sys.path.insert(0, str(ROOT / "hooks"))  # as MkDocs does for its hooks
 
 import build_assets  # noqa: E402
 import build_cache  # noqa: E402
+import katex  # noqa: E402
 import macros  # noqa: E402
+import minify  # noqa: E402
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -253,3 +255,77 @@ def test_importing_the_hooks_imports_no_torch():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_katex_batches_come_from_the_cache_without_node(tmp_path):
+    items = [("x^2", False), ("\\frac{1}{2}", True)]
+    first = katex.KatexRenderer(ROOT, build_cache.Store(tmp_path))
+    html = first.render(items, "p.md")
+    first.close()
+    again = katex.KatexRenderer(ROOT, build_cache.Store(tmp_path))
+    assert again.render(items, "p.md") == html and 'class="katex"' in html[0]
+    assert again._process is None  # Node never started
+    with pytest.raises(Exception, match="invalid TeX on p.md"):
+        again.render([("\\frac{1", False)], "p.md")
+    again.close()
+
+
+def test_minified_widgets_come_from_the_cache(tmp_path):
+    widgets = tmp_path / "site" / "javascripts" / "widgets"
+    widgets.mkdir(parents=True)
+    source = "export function add(first, second) {\n  return first + second;\n}\n"
+    (widgets / "a.js").write_text(source)
+    store = build_cache.Store(tmp_path / "cache")
+    assert minify.minify_widgets(tmp_path / "site", ROOT, store) == [widgets / "a.js"]
+    once = (widgets / "a.js").read_text()
+    assert len(once) < len(source) and "add" in once
+    (widgets / "a.js").write_text(source)
+    assert minify.minify_widgets(tmp_path / "site", ROOT, store) == []
+    assert (widgets / "a.js").read_text() == once
+
+
+def cache_entries(project: Path) -> dict[str, set[str]]:
+    cache = project / ".cache"
+    kinds = ("figures", "examples", "notebooks", "macros")
+    return {kind: {p.name for p in (cache / kind).glob("[!.]*")} for kind in kinds}
+
+
+@pytest.mark.build
+def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
+    site_dir, tmp_path
+):
+    from benchmarks.rebuild import export
+    from tests.conftest import build_site
+    from tests.test_site_build import digests
+
+    project = export("WORKTREE", tmp_path / "repo")
+    shutil.copytree(ROOT / ".cache", project / ".cache")  # what site_dir's build left
+    warm = cache_entries(project)
+    examples = sorted((project / "posenc_docs" / "examples").rglob("*.py"))
+    run = [  # the examples a page executes: the build cached them
+        p
+        for p in examples
+        if build_cache.example_key(p.read_text(), project) in warm["examples"]
+    ]
+    module = "posenc_docs/scaling.py"
+    with open(project / module, "a") as file:
+        file.write("\n# an edit\n")
+
+    def imports_module(source, name=None):
+        files = build_cache.dependencies(source, project, name)
+        return module in relative(files, project)
+
+    rebuilt = build_site(tmp_path / "rebuilt", cwd=project)
+    new = {k: v - warm[k] for k, v in cache_entries(project).items()}
+    figures = {key for (name, _), key in build_assets.figure_keys(project).items()
+               if imports_module("", name)}  # fmt: skip
+    assert new["figures"] == figures and figures
+    assert new["examples"] == {
+        build_cache.example_key(p.read_text(), project)
+        for p in run if imports_module(p.read_text())
+    }  # fmt: skip
+    shutil.rmtree(project / ".cache")
+    cold = build_site(tmp_path / "cold", cwd=project)
+    first, again = digests(rebuilt), digests(cold)
+    assert first.keys() == again.keys()
+    assert [name for name in first if first[name] != again[name]] == []
