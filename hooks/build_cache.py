@@ -97,7 +97,7 @@ def _stamp(path: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
-_closures: dict = {}  # (names, root) -> [(file, stamp)], valid while stamps hold
+_closures: dict = {}  # (names, root) -> (files with stamps, package modules absent)
 
 
 def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]:
@@ -106,20 +106,25 @@ def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]
     parts = name.split(".") if name else []
     own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}  # and its packages
     start = _source_imports(source, package) | own
-    known = _closures.get((start, root))
-    if known and all(path.is_file() and _stamp(path) == s for path, s in known):
-        return [path for path, _ in known]
-    todo, seen, files = set(start), set(), set()
+    if (start, root) in _closures:  # still valid if no file changed or appeared
+        files, absent = _closures[(start, root)]
+        if all(p.is_file() and _stamp(p) == s for p, s in files) and not any(
+            module_path(n, root) for n in absent
+        ):
+            return [path for path, _ in files]
+    todo, seen, files, absent = set(start), set(), set(), set()
     while todo:
         module = todo.pop()
         seen.add(module)
         path = module_path(module, root)
         if path is None:
+            absent.add(module)
             continue
         names, data = _module_info(path, _stamp(path), module)
         files.update([path, *data])
         todo |= names - seen
-    _closures[(start, root)] = [(path, _stamp(path)) for path in sorted(files)]
+    absent = {n for n in absent if n.startswith(PACKAGE + ".")}
+    _closures[(start, root)] = ([(p, _stamp(p)) for p in sorted(files)], absent)
     return sorted(files)
 
 
