@@ -16,6 +16,10 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
 - ``{{ figure("slug") }}`` shows a figure in its light and dark variants, with its
   alt text; ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start
   values, taken from the parameters of the figures it replaces.
+
+Each ``{{ ... }}`` value is cached by ``hooks/build_cache.py`` (its expression, the
+``{% set %}`` lines it reads and the sources of the modules it names), and a module
+is imported only when a value that names it is computed.
 """
 
 import html
