@@ -24,7 +24,9 @@ from functools import lru_cache, wraps
 from importlib import metadata
 from pathlib import Path
 
-sys.modules.setdefault("build_cache", sys.modules[__name__])  # one copy: the hook's
+if __name__ != "build_cache":  # loaded by MkDocs as the hook "hooks/build_cache.py"
+    sys.modules.setdefault("build_cache", sys.modules[__name__])  # one copy for all
+    __name__ = "build_cache"  # workers import draw_module by this name
 PACKAGE = "posenc_docs"
 LIBRARIES = ("numpy", "torch", "matplotlib")  # shape every number and figure
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[^\n]+", re.MULTILINE)
