@@ -155,11 +155,10 @@ def artifact_key(
 
 
 class Store:
-    """Bytes by key in one directory; ``computed`` lists the keys written."""
+    """Bytes by key in one directory."""
 
     def __init__(self, directory: Path):
         self.directory = directory
-        self.computed: list[str] = []
 
     def get(self, key: str) -> bytes | None:
         path = self.directory / key
@@ -170,7 +169,6 @@ class Store:
         partial = self.directory / f".{key}.{os.getpid()}"
         partial.write_bytes(data)
         partial.replace(self.directory / key)  # atomic: never half an artifact
-        self.computed.append(key)
         return data
 
 
@@ -219,7 +217,6 @@ def cached_run(run, store: Store, root: Path):
             hit = store.put(key, output.encode())
         return hit.decode()
 
-    run_cached.store = store
     return run_cached
 
 
@@ -247,8 +244,8 @@ def on_config(config):
 
     root = Path(config.config_file_path).parent
     forget_changed_modules(root, _package_seen)
-    run = getattr(python_formatter._run_python, "__wrapped__", None)
-    run = run or python_formatter._run_python
+    run = python_formatter._run_python
+    run = getattr(run, "__wrapped__", run)  # serve: wrap the original once
     python_formatter._run_python = cached_run(
         run, Store(cache_dir(config) / "examples"), root
     )
