@@ -15,6 +15,7 @@ notebook cache by the notebook's imports too.
 """
 
 import ast
+import contextvars
 import hashlib
 import json
 import os
@@ -204,7 +205,12 @@ def example_key(code: str, root: Path) -> str:
 
 
 def cached_run(run, store: Store, root: Path):
-    """markdown-exec's ``_run_python``, answering from ``store`` by the code's key."""
+    """markdown-exec's ``_run_python``, answering from ``store`` by the code's key.
+
+    Each block runs in a fresh ``contextvars`` context, so what one block sets
+    (``np.set_printoptions``) cannot change another's output: a block prints what
+    it prints run alone, whether or not the blocks before it came from the cache.
+    """
 
     @wraps(run)
     def run_cached(code, returncode=None, session=None, id=None, **extra):  # noqa: A002
@@ -212,8 +218,10 @@ def cached_run(run, store: Store, root: Path):
             return run(code, returncode, session=session, id=id, **extra)
         key = example_key(code, root)
         hit = store.get(key)
-        if hit is None:
-            output = run(code, returncode, session=session, id=id, **extra)
+        if hit is None:  # a fresh context: numpy's print options start at defaults
+            output = contextvars.Context().run(
+                run, code, returncode, session=session, id=id, **extra
+            )
             hit = store.put(key, output.encode())
         return hit.decode()
 

@@ -180,6 +180,21 @@ def test_examples_run_once_per_key(tmp_path):
     assert len(runs) == 3
 
 
+def test_an_example_cannot_change_the_next_ones_numpy_printing(tmp_path):
+    import numpy as np
+
+    def run(code, returncode=None, session=None, id=None, **extra):  # noqa: A002
+        scope = {"np": np}
+        exec(code, scope)
+        return scope["out"]
+
+    cached = build_cache.cached_run(run, build_cache.Store(tmp_path), tmp_path)
+    assert cached("np.set_printoptions(sign=' ')\nout = str(np.array([0.5]))") == (
+        "[ 0.5]"
+    )
+    assert cached("out = str(np.array([0.5]))") == "[0.5]"  # as when run alone
+
+
 def test_changed_package_modules_are_forgotten(tmp_path, monkeypatch):
     write(tmp_path, {"fakepkg/__init__.py": "", "fakepkg/m.py": "X = 1\n"})
     monkeypatch.setattr(build_cache, "PACKAGE", "fakepkg")
