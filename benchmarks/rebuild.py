@@ -8,7 +8,8 @@ and measured in the same run, one after the other:
 - cold: ``mkdocs build`` in a fresh process with an empty ``.cache/``;
 - warm: the same again, with the cache the cold build left;
 - page edit, module edit: one process builds, like ``mkdocs serve`` does, then a
-  line is appended to a page (or a comment to a package module) and it rebuilds.
+  line is appended to a page (or a comment to a package module) and it rebuilds;
+  whether torch is imported in that process by then is printed too.
 
 Wall and CPU seconds (this process and its children) are printed, and each time
 as a ratio to the cold build of the same revision.
@@ -85,6 +86,7 @@ def serve_session(project: Path) -> dict[str, tuple[float, float]]:
         start = clock()
         rebuild()
         times[step] = since(start)
+        times[f"torch after {step}"] = ["torch" in sys.modules]
     shutil.rmtree(site)
     return times
 
@@ -120,7 +122,11 @@ def report(rev: str, times: dict[str, tuple[float, float]]) -> None:
     for step in STEPS:
         wall, cpu = times[step]
         ratio = f"{wall / cold_wall:5.2f}x cold wall, {cpu / cold_cpu:5.2f}x cold CPU"
-        print(f"  {step:12s} {wall:6.1f} s wall  {cpu:6.1f} s CPU   {ratio}")
+        torch = times.get(f"torch after {step}", [None])[0]
+        imported = (
+            "" if torch is None else f"  torch imported: {'yes' if torch else 'no'}"
+        )
+        print(f"  {step:12s} {wall:6.1f} s wall  {cpu:6.1f} s CPU   {ratio}{imported}")
 
 
 def main(revs: list[str]) -> None:
