@@ -145,11 +145,14 @@ def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
 def artifact_key(
     source: str, root: Path, *extra, name: str | None = None, libraries=()
 ) -> str:
-    """Hash of ``source``, its package dependencies, library versions and ``extra``."""
+    """Hash of ``source``, its package dependencies, library versions, ``extra`` and
+    this file (a change to how artifacts are made makes them all stale)."""
     digest = hashlib.sha256(source.encode())
     for path in dependencies(source, root, name):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(_file_digest(path, _stamp(path)))
+    own = Path(__file__)  # how artifacts are made here shapes them too
+    digest.update(_file_digest(own, _stamp(own)))
     parts = [versions(LIBRARIES + tuple(libraries)), *extra]
     digest.update(json.dumps(parts, sort_keys=True, default=repr).encode())
     return digest.hexdigest()
