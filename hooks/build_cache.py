@@ -71,28 +71,38 @@ def imported_names(tree: ast.Module, package: str | None) -> set[str]:
     return names | parents
 
 
+def named_files(tree: ast.Module, bases: list[Path], root: Path):
+    """Package files a module's string constants name, relative to one of ``bases``
+    (``"results.json"``, ``"examples/pitfalls/x.py"``): ``(modules, data files)``."""
+    modules, data = set(), set()
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    for text in strings:
+        if not isinstance(text, str) or not 0 < len(text) < 200 or "\n" in text:
+            continue
+        for path in (base / text for base in bases):
+            if not path.is_file() or root / PACKAGE not in path.parents:
+                continue
+            if path.suffix == ".py":  # run as a script (runpy): follow its imports
+                modules.add(".".join(path.relative_to(root).with_suffix("").parts))
+            else:
+                data.add(path)
+    return modules, data
+
+
 @lru_cache(maxsize=4096)
-def _module_info(path: Path, stamp: tuple[int, int], name: str):
-    """Names ``path`` imports and data files it names (memoized by mtime, size)."""
+def _module_info(path: Path, stamp: tuple[int, int], name: str, root: Path):
+    """Names ``path`` imports or names, and data files it names (memoized)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = parse_imports(path.read_text(encoding="utf-8"))
-    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
-    data = sorted(
-        path.parent / s
-        for s in strings
-        if isinstance(s, str)
-        and 0 < len(s) < 100
-        and "/" not in s
-        and "\n" not in s
-        and not s.endswith(".py")
-        and (path.parent / s).is_file()
-    )  # fmt: skip: a name like "results.json" next to the module is read by it
-    return frozenset(imported_names(tree, package)), tuple(data)
+    modules, data = named_files(tree, [path.parent, root / PACKAGE], root)
+    return frozenset(imported_names(tree, package) | modules), tuple(sorted(data))
 
 
 @lru_cache(maxsize=1024)
-def _source_imports(source: str, package: str | None) -> frozenset[str]:
-    return frozenset(imported_names(parse_imports(source), package))
+def _source_imports(source: str, package: str | None, root: Path) -> frozenset[str]:
+    tree = parse_imports(source)
+    modules, _ = named_files(tree, [root / PACKAGE], root)
+    return frozenset(imported_names(tree, package) | modules)
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -108,7 +118,7 @@ def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]
     package = name.rpartition(".")[0] if name else None
     parts = name.split(".") if name else []
     own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}  # and its packages
-    start = _source_imports(source, package) | own
+    start = _source_imports(source, package, root) | own
     if (start, root) in _closures:  # still valid if no file changed or appeared
         files, absent = _closures[(start, root)]
         if all(p.is_file() and _stamp(p) == s for p, s in files) and not any(
@@ -123,7 +133,7 @@ def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]
         if path is None:
             absent.add(module)
             continue
-        names, data = _module_info(path, _stamp(path), module)
+        names, data = _module_info(path, _stamp(path), module, root)
         files.update([path, *data])
         todo |= names - seen
     absent = {n for n in absent if n.startswith(PACKAGE + ".")}

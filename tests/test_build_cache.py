@@ -52,6 +52,11 @@ def test_dependencies_follow_imports_transitively_and_name_data_files(tmp_path):
     assert "posenc_docs/e.py" in relative(
         build_cache.dependencies(magic, tmp_path), tmp_path
     )
+    write(tmp_path, {"posenc_docs/examples/x/script.py": "import posenc_docs.e\n"})
+    runs = 'runpy.run_path(root / "examples/x/script.py")\n'  # a script it runs
+    assert {"posenc_docs/examples/x/script.py", "posenc_docs/e.py"} <= relative(
+        build_cache.dependencies(runs, tmp_path), tmp_path
+    )
 
 
 def artifacts(root: Path) -> dict[str, tuple[str, str]]:
