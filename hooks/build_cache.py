@@ -335,6 +335,14 @@ def _free_names(expression: str) -> frozenset[str]:
     return frozenset(meta.find_undeclared_variables(parsed))
 
 
+@lru_cache(maxsize=256)
+def template_names(markdown: str) -> frozenset[str]:
+    """Free variables of a whole Jinja template (a page Jinja renders whole)."""
+    from jinja2 import Environment, meta
+
+    return frozenset(meta.find_undeclared_variables(Environment().parse(markdown)))
+
+
 def names_in(expression: str) -> set[str]:
     """Free variables of a Jinja expression (default delimiters)."""
     return set(_free_names(expression))
@@ -388,8 +396,10 @@ def macro_key(plugin, modules: dict[str, str], macros_source: str, root: Path):
     """``key_of`` for a mkdocs-macros page: None if a name is not one we can key."""
     meta = getattr(plugin.page, "meta", {})
 
-    def key_of(expression: str, sets: dict[str, str]) -> str | None:
-        names = set().union(names_in(expression), *map(names_in, sets.values()))
+    def key_of(expression: str, sets: dict[str, str], whole=False) -> str | None:
+        """Key of one value, or (``whole``) of a page ``expression`` Jinja renders."""
+        free = template_names(expression) if whole else names_in(expression)
+        names = set().union(free, *map(names_in, sets.values()))
         names -= set(sets)
         known = set(modules) | set(plugin.macros) | set(meta)
         if not names <= known:
@@ -424,7 +434,15 @@ def cache_macros(plugin, modules: dict[str, str], macros_file: Path, store: Stor
             plugin, modules, macros_file.read_text(encoding="utf-8"), root
         )
         page = render_expressions(markdown, evaluate, key_of, store)
-        return original(markdown, force_rendering) if page is None else page
+        if page is not None:
+            return page
+        key = key_of(markdown, {}, whole=True)  # loops...: the page as one value
+        cached = store.get(key) if key else None
+        if cached is None:
+            cached = original(markdown, force_rendering).encode()
+            if key:
+                store.put(key, cached)
+        return cached.decode()
 
     plugin.render = render
     return plugin

@@ -349,3 +349,18 @@ def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
     first, again = digests(rebuilt), digests(cold)
     assert first.keys() == again.keys()
     assert [name for name in first if first[name] != again[name]] == []
+
+
+def test_a_page_jinja_renders_whole_is_keyed_by_the_modules_it_names(tree):
+    root, _ = tree
+    key_of = build_cache.macro_key(PLUGIN, macros.MODULES, MACROS_SOURCE, root)
+    loop = "{% for m in models.MODELS %}- {{ fixed(m.x, 1) }}\n{% endfor %}"
+    before = key_of(loop, {}, whole=True)
+    models = root / "posenc_docs" / "pages" / "models.py"
+    original = models.read_text()
+    models.write_text(original + "\n# an edit\n")
+    try:
+        assert before is not None and key_of(loop, {}, whole=True) != before
+    finally:
+        models.write_text(original)
+    assert key_of("{% for m in page.x %}{{ m }}{% endfor %}", {}, whole=True) is None
