@@ -13,7 +13,7 @@ ifndef SITE_DIR
 SITE_DIR := $(shell mktemp -d -u /tmp/posenc-site.XXXXXX)
 endif
 
-.PHONY: help install serve build dist lint unit browser test clean
+.PHONY: help install serve build dist lint unit browser test clean rebuild
 
 help:
 	@echo "make serve  - install everything and serve the site on http://127.0.0.1:8000"
@@ -82,3 +82,8 @@ lighthouse: install $(CHROMIUM)
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m benchmarks.lighthouse $(SITE_DIR)
 	rm -rf $(SITE_DIR)
 
+# Build times (cold, warm, serve rebuilds after a page and a module edit) of each
+# revision in REVS, in temporary copies; WORKTREE is the files as they are now.
+REVS ?= WORKTREE
+rebuild: install
+	$(BIN)/python -m benchmarks.rebuild $(REVS)

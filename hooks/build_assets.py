@@ -1,19 +1,21 @@
 """MkDocs hook: adds KaTeX and every build-time figure to the site, in memory.
 
 Nothing is written into ``docs/``. KaTeX comes from ``node_modules`` (``npm ci``);
-figures are drawn by ``posenc_docs.figures`` and cached on disk under ``.cache/``
-by a hash of their inputs, so ``mkdocs serve`` redraws only what changed.
+figures are drawn by ``posenc_docs.figures`` and cached under ``.cache/figures/``,
+each figure module by its own sources (``hooks/build_cache.py``), so a build
+redraws only the figures whose code changed.
 """
 
-import hashlib
 import json
 import multiprocessing
 import os
 import re
+import sys
 from concurrent.futures import ProcessPoolExecutor
-from itertools import product
 from pathlib import Path
+from types import SimpleNamespace
 
+import build_cache  # hooks/build_cache.py
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
@@ -44,47 +46,67 @@ def katex_files(dist: Path) -> dict[str, bytes]:
     }
 
 
-def inputs_digest(project_dir: Path) -> str:
-    """Hash of everything a figure can depend on: package files and matplotlib."""
-    import matplotlib
-    import numpy
-
-    digest = hashlib.sha256(f"{matplotlib.__version__} {numpy.__version__}".encode())
-    for path in sorted((project_dir / "posenc_docs").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.as_posix().encode() + path.read_bytes())
-    return digest.hexdigest()
+def figure_modules(project_dir: Path) -> list[str]:
+    """Every module of ``posenc_docs.figures`` (those without figures list none)."""
+    folder = project_dir / "posenc_docs" / "figures"
+    return [f"posenc_docs.figures.{p.stem}" for p in sorted(folder.glob("[!_]*.py"))]
 
 
-def render_all(jobs: list[tuple[str, str, bool]]) -> list[bytes]:
-    """Draw ``(slug, theme, phone)`` jobs; many jobs are spread over the cores."""
-    from posenc_docs.figures import render
-
+def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
+    """Draw ``(module, theme)`` jobs; many jobs are spread over the cores."""
+    draw = build_cache.draw_module
     if len(jobs) < 4:
-        return [render(*job) for job in jobs]
+        return [draw(*job) for job in jobs]
     context = multiprocessing.get_context("spawn")  # no fork after torch has threads
     workers = min(os.cpu_count() or 1, len(jobs))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(render, *zip(*jobs, strict=True)))
+    sys.path.insert(0, str(Path(build_cache.__file__).parent))  # workers import it
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            return list(pool.map(draw, *zip(*jobs, strict=True)))
+    finally:
+        sys.path.remove(str(Path(build_cache.__file__).parent))
+
+
+def figure_keys(project_dir: Path) -> dict[tuple[str, str], str]:
+    """``(module, theme)`` -> cache key: the module's sources, what it imports."""
+    keys = {}
+    for module in figure_modules(project_dir):
+        source = build_cache.module_path(module, project_dir).read_text()
+        for theme in THEMES:
+            extra = ["figures", theme]
+            key = build_cache.artifact_key(source, project_dir, *extra, name=module)
+            keys[(module, theme)] = key
+    return keys
+
+
+def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
+    """Every figure module drawn in both themes; only the missing ones are drawn."""
+    keys = figure_keys(project_dir)
+    missing = [job for job, key in keys.items() if store.get(key) is None]
+    for job, drawn in zip(missing, render_all(missing), strict=True):
+        store.put(keys[job], drawn)
+    return {job: json.loads(store.get(key)) for job, key in keys.items()}
 
 
 def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
     """Site path -> SVG bytes of every figure in both themes, for desktops and for
-    phones; drawn on cache miss."""
-    from posenc_docs.figures import FIGURES
+    phones; drawn on cache miss.
 
-    sources = inputs_digest(project_dir)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    cached = {}
-    for spec in FIGURES:
-        for job in product([spec.slug], THEMES, (False, True)):
-            key = json.dumps([sources, spec.params, spec.phone_params, *job])
-            digest = hashlib.sha256(key.encode()).hexdigest()
-            cached[job] = cache_dir / f"{digest}.svg"
-    missing = [job for job, path in cached.items() if not path.is_file()]
-    for job, svg in zip(missing, render_all(missing), strict=True):
-        cached[job].write_bytes(svg)
-    return {figure_path(*job): path.read_bytes() for job, path in cached.items()}
+    Also publishes each figure's fields and each widget's attributes, for the
+    macros, so that a page's ``figure()`` needs no figure module imported.
+    """
+    files, specs = {}, {}
+    drawn = drawn_modules(project_dir, build_cache.Store(cache_dir))
+    for (_, theme), module in drawn.items():
+        for figure in module["figures"]:
+            files[figure_path(figure["slug"], theme)] = figure.pop("svg").encode()
+            phone = figure.pop("svg_phone").encode()
+            files[figure_path(figure["slug"], theme, phone=True)] = phone
+            specs[figure["slug"]] = SimpleNamespace(**figure)
+        build_cache.WIDGET_ATTRIBUTES.update(module["widgets"])
+    build_cache.FIGURE_SPECS.clear()
+    build_cache.FIGURE_SPECS.update(specs)
+    return files
 
 
 def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:

@@ -4,9 +4,11 @@ Pages ship KaTeX's stylesheet and fonts but no KaTeX JavaScript, so formulas sho
 with JavaScript off and nothing moves after first paint. Markdown pages carry
 arithmatex's ``\\(...\\)`` / ``\\[...\\]`` spans; notebook pages carry ``$...$`` and
 ``$$...$$`` in their Markdown cells. Invalid TeX stops the build, naming the page
-and the formula.
+and the formula. Each page's formulas are cached under ``.cache/katex/`` by their
+TeX and KaTeX's version, so Node starts only when a formula is new.
 """
 
+import hashlib
 import html
 import json
 import posixpath
@@ -14,6 +16,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import build_cache  # hooks/build_cache.py
 from mkdocs.exceptions import PluginError
 
 SCRIPT = Path(__file__).with_name("katex_render.mjs")
@@ -32,22 +35,42 @@ UNTOUCHED = re.compile(r"(<(pre|code)\b.*?</\2>)", re.DOTALL)
 
 
 class KatexRenderer:
-    """A long-lived ``node katex_render.mjs``: TeX in, HTML out, in batches."""
+    """A long-lived ``node katex_render.mjs``: TeX in, HTML out, in batches.
 
-    def __init__(self, project_dir: Path):
-        self._process = subprocess.Popen(
-            ["node", str(SCRIPT)],
-            cwd=project_dir,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
+    With a ``store``, a batch already rendered by this KaTeX comes from the cache,
+    and Node starts only on the first batch that is not there.
+    """
+
+    def __init__(self, project_dir: Path, store=None):
+        self._project_dir, self._store, self._process = project_dir, store, None
+        katex = project_dir / "node_modules" / "katex" / "package.json"
+        self._version = hashlib.sha256(katex.read_bytes() + SCRIPT.read_bytes())
 
     def render(self, items: list[tuple[str, bool]], where: str) -> list[str]:
         """HTML for each ``(tex, display)``; invalid TeX raises naming ``where``."""
         if not items:
             return []
+        digest = self._version.copy()
+        digest.update(json.dumps(items).encode())
+        key = digest.hexdigest()
+        cached = self._store.get(key) if self._store else None
+        if cached is not None:
+            return json.loads(cached)
+        rendered = self._render(items, where)
+        if self._store:
+            self._store.put(key, json.dumps(rendered).encode())
+        return rendered
+
+    def _render(self, items: list[tuple[str, bool]], where: str) -> list[str]:
+        if self._process is None:
+            self._process = subprocess.Popen(
+                ["node", str(SCRIPT)],
+                cwd=self._project_dir,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            )
         self._process.stdin.write(json.dumps(items) + "\n")
         self._process.stdin.flush()
         answer = json.loads(self._process.stdout.readline())
@@ -58,8 +81,10 @@ class KatexRenderer:
         return answer["html"]
 
     def close(self) -> None:
-        self._process.stdin.close()
-        self._process.wait(timeout=10)
+        if self._process is not None:
+            self._process.stdin.close()
+            self._process.wait(timeout=10)
+            self._process = None
 
 
 def render_arithmatex(page_html: str, renderer: KatexRenderer, where: str) -> str:
@@ -119,7 +144,9 @@ _renderer: KatexRenderer | None = None
 
 def on_pre_build(config):
     global _renderer
-    _renderer = KatexRenderer(Path(config.config_file_path).parent)
+    project_dir = Path(config.config_file_path).parent
+    store = build_cache.Store(project_dir / ".cache" / "katex")
+    _renderer = KatexRenderer(project_dir, store)
 
 
 def on_post_page(output, page, config):

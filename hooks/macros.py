@@ -18,71 +18,38 @@ Pages opt in with ``render_macros: true`` in their front matter. In a page:
   writes "Figure N" for a figure on the same page, linked to it;
   ``{{ widget_attributes("name") }}`` writes a widget's ``data-*`` start values,
   taken from the parameters of the figures it replaces.
+
+Each ``{{ ... }}`` value is cached by ``hooks/build_cache.py`` (its expression, the
+``{% set %}`` lines it reads and the sources of the modules it names), and a module
+is imported only when a value that names it is computed.
 """
 
 import html
+import importlib
 import posixpath
 import re
+from pathlib import Path
 
-from posenc_docs import (
-    alibi,
-    attention,
-    lab,
-    learned,
-    mrope,
-    partial_rotary,
-    relative_bias,
-    rope,
-    scaling,
-    sinusoidal,
-    temperature,
-    windows,
-)
+import build_cache  # hooks/build_cache.py, loaded first as a hook (tests: sys.path)
+
 from posenc_docs.figures.spec import PHONE_MEDIA, figure_path
-from posenc_docs.pages import (
-    install,
-    models,
-    part1,
-    part2_basics,
-    part2_extension,
-    part3_axes,
-    part3_base,
-    part3_nope,
-    part3_partial,
-    part3_relative,
-    part3_windows,
-    pitfalls,
-    quoted,
-)
 from posenc_docs.pages.format import count, fixed, mantissa, percent
 
-NAMESPACE = {
-    "sinusoidal": sinusoidal,
-    "learned": learned,
-    "rope": rope,
-    "alibi": alibi,
-    "scaling": scaling,
-    "attention": attention,
-    "relative_bias": relative_bias,
-    "partial_rotary": partial_rotary,
-    "mrope": mrope,
-    "windows": windows,
-    "temperature": temperature,
-    "part1": part1,
-    "part2_basics": part2_basics,
-    "part2_extension": part2_extension,
-    "pitfalls": pitfalls,
-    "part3_relative": part3_relative,
-    "part3_base": part3_base,
-    "part3_partial": part3_partial,
-    "part3_nope": part3_nope,
-    "part3_windows": part3_windows,
-    "part3_axes": part3_axes,
-    "models": models,
-    "install": install,
-    "quoted": quoted,
-    "lab": lab,
-}
+LIBRARY = [
+    "sinusoidal", "learned", "rope", "alibi", "scaling", "attention", "relative_bias",
+    "partial_rotary", "mrope", "windows", "temperature", "lab",
+]  # fmt: skip
+PAGES = [
+    "part1", "part2_basics", "part2_extension", "pitfalls", "part3_relative",
+    "part3_base", "part3_partial", "part3_nope", "part3_windows", "part3_axes",
+    "models", "install", "quoted",
+]  # fmt: skip
+MODULES = {name: f"posenc_docs.{name}" for name in LIBRARY} | {
+    name: f"posenc_docs.pages.{name}" for name in PAGES
+}  # name in a page -> the module it stands for
+FIGURES = "posenc_docs.figures"
+# Imported on first use, so a build whose macro values are all cached imports none.
+NAMESPACE = {name: build_cache.LazyModule(module) for name, module in MODULES.items()}
 
 
 FIGURE_CALL = re.compile(r"""\bfigure\(\s*["']([^"']+)["']\s*\)""")
@@ -105,8 +72,7 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
     ones follow the OS preference and, once the reader picks a scheme, the script
     in ``overrides/main.html``. ``hooks/build_assets.py`` adds the size.
     """
-    from posenc_docs.figures import BY_SLUG
-
+    BY_SLUG = build_cache.FIGURE_SPECS or importlib.import_module(FIGURES).BY_SLUG
     if slug not in BY_SLUG:
         raise KeyError(f"no figure named {slug!r}; known: {sorted(BY_SLUG)}")
     alt = html.escape(BY_SLUG[slug].alt, quote=True)
@@ -141,7 +107,7 @@ def figure_reference(slug: str, numbers: dict[str, int]) -> str:
 
 
 def define_env(env):
-    """Register the namespace, the number formatters and ``figure``."""
+    """Register the namespace, the formatters and ``figure``; cache the values."""
     env.variables.update(NAMESPACE)
     env.macro(fixed)
     env.macro(count)
@@ -150,9 +116,12 @@ def define_env(env):
 
     @env.macro
     def widget_attributes(name: str) -> str:
-        from posenc_docs.figures import widget_attributes
-
-        return widget_attributes(name)
+        drawn = build_cache.WIDGET_ATTRIBUTES
+        return (
+            drawn[name]
+            if drawn
+            else importlib.import_module(FIGURES).widget_attributes(name)
+        )
 
     def numbers() -> dict[str, int]:
         return figure_numbers(env.page.file.content_string)
@@ -164,3 +133,6 @@ def define_env(env):
     @env.macro
     def figref(slug: str) -> str:
         return figure_reference(slug, numbers())
+
+    store = build_cache.Store(build_cache.cache_dir(env.conf) / "macros")
+    build_cache.cache_macros(env, MODULES, Path(__file__), store)

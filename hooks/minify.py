@@ -1,21 +1,47 @@
 """MkDocs hook: the widget modules ship minified (terser, from ``npm ci``).
 
 ``docs/javascripts/widgets/`` stays readable; only the copies in the built site are
-minified, in one Node process per build.
+minified, in one Node process per build, and only the files whose source or terser
+version changed since a cached copy (``.cache/minify/``).
 """
 
+import hashlib
 import subprocess
 from pathlib import Path
 
+import build_cache  # hooks/build_cache.py
 from mkdocs.exceptions import PluginError
 
 SCRIPT = Path(__file__).with_name("minify.mjs")
 WIDGETS = "javascripts/widgets"
 
 
-def minify_widgets(site_dir: Path, project_dir: Path) -> list[Path]:
-    """Minify every ``.js`` under the site's widget folder; return what was done."""
+def minify_key(source: bytes, project_dir: Path) -> str:
+    """Cache key of a minified file: its source, our options, terser's version."""
+    terser = project_dir / "node_modules" / "terser" / "package.json"
+    digest = hashlib.sha256(terser.read_bytes() + SCRIPT.read_bytes())
+    return digest.hexdigest() + hashlib.sha256(source).hexdigest()
+
+
+def minify_widgets(site_dir: Path, project_dir: Path, store) -> list[Path]:
+    """Minify every ``.js`` under the site's widget folder; return those terser ran
+    on (the others come from the cache)."""
     files = sorted((site_dir / WIDGETS).glob("*.js"))
+    keys = {path: minify_key(path.read_bytes(), project_dir) for path in files}
+    cached = {path: store.get(key) for path, key in keys.items()}
+    missing = [path for path, data in cached.items() if data is None]
+    for path, data in cached.items():
+        if data is not None:
+            path.write_bytes(data)
+    if missing:
+        run_terser(missing, project_dir)
+    for path in missing:
+        store.put(keys[path], path.read_bytes())
+    return missing
+
+
+def run_terser(files: list[Path], project_dir: Path) -> None:
+    """Minify ``files`` in place, in one Node process."""
     result = subprocess.run(
         ["node", str(SCRIPT), *map(str, files)],
         cwd=project_dir,
@@ -24,8 +50,9 @@ def minify_widgets(site_dir: Path, project_dir: Path) -> list[Path]:
     )
     if result.returncode:
         raise PluginError(f"minifying the widgets failed:\n{result.stderr[-2000:]}")
-    return files
 
 
 def on_post_build(config):
-    minify_widgets(Path(config.site_dir), Path(config.config_file_path).parent)
+    project_dir = Path(config.config_file_path).parent
+    store = build_cache.Store(project_dir / ".cache" / "minify")
+    minify_widgets(Path(config.site_dir), project_dir, store)

@@ -125,6 +125,13 @@ def on_page_markdown(markdown, page, config, files):
 _stylesheets: dict[str, str] = {}
 
 
+def on_page_content(html, page, config, files):
+    # Before the search plugin reads the page: its text must not depend on flushes.
+    if page.file.src_uri.startswith("notebooks/"):
+        return STREAM_BREAK.sub("", html)
+    return html
+
+
 def on_post_page(output, page, config):
     if not page.file.src_uri.startswith("notebooks/"):
         return output

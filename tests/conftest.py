@@ -15,12 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def build_site(destination: Path) -> Path:
-    """Strict build into ``destination``; a failure shows the build log."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+def build_site(destination: Path, cwd: Path = ROOT) -> Path:
+    """Strict build of ``cwd`` into ``destination``; a failure shows the build log."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(cwd)}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", destination],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,

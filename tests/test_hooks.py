@@ -1,7 +1,9 @@
 """Unit tests for the MkDocs hook and the macros module."""
 
 import importlib.util
+import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from mkdocs.exceptions import PluginError
 from posenc_docs.pages.format import count, fixed
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "hooks"))  # as MkDocs does: hooks import build_cache
 
 
 def load(name: str):
@@ -36,31 +39,36 @@ def test_katex_files_include_fonts():
     assert sum(name.endswith(".woff2") for name in files) >= 10
 
 
-def test_figures_are_cached_by_their_inputs(tmp_path, monkeypatch):
-    from posenc_docs import figures
-
-    monkeypatch.setattr(figures, "FIGURES", figures.FIGURES[:2])
+def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
+    module = "posenc_docs.figures.part3_nope"  # one figure
+    monkeypatch.setattr(build_assets, "figure_modules", lambda project_dir: [module])
+    monkeypatch.setattr(build_assets.build_cache, "FIGURE_SPECS", {})
+    monkeypatch.setattr(build_assets.build_cache, "WIDGET_ATTRIBUTES", {})
     first = build_assets.figure_files(ROOT, tmp_path)
-    assert len(first) == 4 * len(figures.FIGURES) == 8  # light, dark; desktop, phone
+    assert len(first) == 4  # light, dark; desktop, phone
+    assert all(svg.startswith(b"<?xml") for svg in first.values())
     drawn = []
 
     def record(jobs):
         drawn.extend(jobs)
-        return [b"<svg/>"] * len(jobs)
+        return [json.dumps({"figures": [], "widgets": {}}).encode()] * len(jobs)
 
     monkeypatch.setattr(build_assets, "render_all", record)
     second = build_assets.figure_files(ROOT, tmp_path)
     assert drawn == [] and second == first
-    monkeypatch.setattr(build_assets, "inputs_digest", lambda project_dir: "changed")
+    key = build_assets.build_cache.artifact_key
+    monkeypatch.setattr(build_assets.build_cache, "artifact_key", lambda *a, **k: key(
+        *a, "changed", **k))  # fmt: skip
     build_assets.figure_files(ROOT, tmp_path)
-    assert len(drawn) == 4 * len(figures.FIGURES)
+    assert drawn == [(module, "light"), (module, "dark")]
 
 
 def test_parallel_and_serial_drawing_give_the_same_bytes():
-    from posenc_docs.figures import FIGURES, THEMES, render
-
-    jobs = [(spec.slug, theme, True) for spec in FIGURES[:2] for theme in THEMES]
-    assert build_assets.render_all(jobs) == [render(*job) for job in jobs]
+    jobs = [(f"posenc_docs.figures.{m}", t) for m in ("part3_nope", "part3_axes")
+            for t in ("light", "dark")]  # fmt: skip
+    assert build_assets.render_all(jobs) == [
+        build_assets.build_cache.draw_module(*j) for j in jobs
+    ]
 
 
 def test_number_formatting():

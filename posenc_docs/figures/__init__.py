@@ -6,6 +6,7 @@ entry in a light and a dark variant with `render` and adds them to the site in
 memory.
 """
 
+import functools
 import importlib
 import pkgutil
 
@@ -38,13 +39,30 @@ def _modules():
         yield importlib.import_module(f"{__name__}.{info.name}")
 
 
-FIGURES = [spec for module in _modules() for spec in getattr(module, "FIGURES", [])]
-BY_SLUG = {spec.slug: spec for spec in FIGURES}
-WIDGETS = {  # widget name -> its start values, taken from the figures it replaces
-    name: start
-    for module in _modules()
-    for name, start in getattr(module, "WIDGETS", {}).items()
-}
+@functools.cache
+def _registry() -> dict:
+    """FIGURES, BY_SLUG and WIDGETS (widget name -> its start values, taken from
+    the figures it replaces), read from every figure module."""
+    modules = list(_modules())
+    figures = [spec for module in modules for spec in getattr(module, "FIGURES", [])]
+    widgets = {
+        name: start
+        for module in modules
+        for name, start in getattr(module, "WIDGETS", {}).items()
+    }
+    return {
+        "FIGURES": figures,
+        "BY_SLUG": {spec.slug: spec for spec in figures},
+        "WIDGETS": widgets,
+    }
+
+
+def __getattr__(name: str):
+    """The registry is built on first use: importing ``figures.spec`` (the hooks'
+    contract) does not import every figure module, nor torch."""
+    if name not in ("FIGURES", "BY_SLUG", "WIDGETS"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _registry()[name]
 
 
 def _attribute(value) -> str:
@@ -54,14 +72,14 @@ def _attribute(value) -> str:
 
 def widget_attributes(name: str) -> str:
     """HTML attributes of widget ``name``: ``data-widget`` and its start values."""
-    start = WIDGETS[name]()
+    start = _registry()["WIDGETS"][name]()
     values = (f'data-{key}="{_attribute(v)}"' for key, v in start.items())
     return " ".join([f'data-widget="{name}"', *values])
 
 
 def draw(slug: str, theme: str, phone: bool = False):
     """The matplotlib figure ``slug`` in ``theme``, its phone variant if ``phone``."""
-    spec = BY_SLUG[slug]
+    spec = _registry()["BY_SLUG"][slug]
     params = {**spec.params, **spec.phone_params} if phone else spec.params
     fig = plain_log_ticks(spec.draw(**params, theme=theme))
     return for_phone(fig) if phone else fig

@@ -8,9 +8,6 @@ builds the site, which also runs every code block on it.
 import platform
 from importlib import metadata
 
-import numpy
-import torch
-
 import posenc_docs
 from posenc_docs.pages.format import markdown_table
 
@@ -39,7 +36,7 @@ def built_with() -> str:
     """Markdown table: Python, NumPy and torch versions of this build."""
     rows = [
         ("Python", platform.python_version()),
-        ("NumPy", numpy.__version__),
-        ("PyTorch", torch.__version__),
+        ("NumPy", metadata.version("numpy")),  # as installed: nothing imported
+        ("PyTorch", metadata.version("torch")),
     ]
     return markdown_table(["Software", "Version"], rows, align=":---")

@@ -1,0 +1,452 @@
+"""MkDocs hook: a build cache keyed by what each artifact depends on.
+
+A figure, an example's output, an executed notebook and a macro value are stored
+under ``.cache/<kind>/`` by a key made of their own source, the source of every
+``posenc_docs`` module they import, transitively (read with ``ast``, never
+imported), the data files those modules name, and the versions of the libraries
+that shape them. ``mkdocs build`` and ``mkdocs serve`` share the cache; an edit
+changes exactly the keys of what depends on it, so nothing is ever stale.
+
+As a hook (listed first in ``mkdocs.yml``) it also, at the start of every build:
+forgets the package modules imported by an earlier build of this process if any
+package file changed (``mkdocs serve`` would otherwise compute with old code);
+caches markdown-exec's Python blocks by key; and keys mkdocs-jupyter's own
+notebook cache by the notebook's imports too.
+"""
+
+import ast
+import contextvars
+import hashlib
+import json
+import os
+import re
+import sys
+from functools import lru_cache, wraps
+from importlib import metadata
+from pathlib import Path
+
+if __name__ != "build_cache":  # loaded by MkDocs as the hook "hooks/build_cache.py"
+    sys.modules.setdefault("build_cache", sys.modules[__name__])  # one copy for all
+    __name__ = "build_cache"  # workers import draw_module by this name
+PACKAGE = "posenc_docs"
+LIBRARIES = ("numpy", "torch", "matplotlib")  # shape every number and figure
+IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[^\n]+", re.MULTILINE)
+
+
+def module_path(name: str, root: Path) -> Path | None:
+    """The file of package module ``name`` (``posenc_docs.x.y``) under ``root``."""
+    if name != PACKAGE and not name.startswith(PACKAGE + "."):
+        return None
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def parse_imports(source: str) -> ast.Module:
+    """The module's syntax tree; only its import lines if it is not plain Python."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:  # e.g. a notebook cell with shell magics
+        return ast.parse("\n".join(m[0].strip() for m in IMPORT_LINE.finditer(source)))
+
+
+def imported_names(tree: ast.Module, package: str | None) -> set[str]:
+    """Dotted names a module may import: ``from a.b import c`` gives a, a.b, a.b.c."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level and package:  # relative to the importing module's package
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    parents = {
+        ".".join(n.split(".")[:i]) for n in names for i in range(1, n.count(".") + 1)
+    }
+    return names | parents
+
+
+def named_files(tree: ast.Module, bases: list[Path], root: Path):
+    """Package files a module's string constants name, relative to one of ``bases``
+    (``"results.json"``, ``"examples/pitfalls/x.py"``): ``(modules, data files)``."""
+    modules, data = set(), set()
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    for text in strings:
+        if not isinstance(text, str) or not 0 < len(text) < 200 or "\n" in text:
+            continue
+        for path in (base / text for base in bases):
+            if not path.is_file() or root / PACKAGE not in path.parents:
+                continue
+            if path.suffix == ".py":  # run as a script (runpy): follow its imports
+                modules.add(".".join(path.relative_to(root).with_suffix("").parts))
+            else:
+                data.add(path)
+    return modules, data
+
+
+@lru_cache(maxsize=4096)
+def _module_info(path: Path, stamp: tuple[int, int], name: str, root: Path):
+    """Names ``path`` imports or names, and data files it names (memoized)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = parse_imports(path.read_text(encoding="utf-8"))
+    modules, data = named_files(tree, [path.parent, root / PACKAGE], root)
+    return frozenset(imported_names(tree, package) | modules), tuple(sorted(data))
+
+
+@lru_cache(maxsize=1024)
+def _source_imports(source: str, package: str | None, root: Path) -> frozenset[str]:
+    tree = parse_imports(source)
+    modules, _ = named_files(tree, [root / PACKAGE], root)
+    return frozenset(imported_names(tree, package) | modules)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+_closures: dict = {}  # (names, root) -> (files with stamps, package modules absent)
+
+
+def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]:
+    """Package files that ``source`` (module ``name``, if it is one) depends on."""
+    package = name.rpartition(".")[0] if name else None
+    parts = name.split(".") if name else []
+    own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}  # and its packages
+    start = _source_imports(source, package, root) | own
+    if (start, root) in _closures:  # still valid if no file changed or appeared
+        files, absent = _closures[(start, root)]
+        if all(p.is_file() and _stamp(p) == s for p, s in files) and not any(
+            module_path(n, root) for n in absent
+        ):
+            return [path for path, _ in files]
+    todo, seen, files, absent = set(start), set(), set(), set()
+    while todo:
+        module = todo.pop()
+        seen.add(module)
+        path = module_path(module, root)
+        if path is None:
+            absent.add(module)
+            continue
+        names, data = _module_info(path, _stamp(path), module, root)
+        files.update([path, *data])
+        todo |= names - seen
+    absent = {n for n in absent if n.startswith(PACKAGE + ".")}
+    _closures[(start, root)] = ([(p, _stamp(p)) for p in sorted(files)], absent)
+    return sorted(files)
+
+
+@lru_cache(maxsize=64)
+def versions(libraries: tuple[str, ...]) -> tuple[str, ...]:
+    """``name==version`` of each library (read from metadata, nothing imported)."""
+    return (*(f"{lib}=={metadata.version(lib)}" for lib in libraries), sys.version)
+
+
+@lru_cache(maxsize=4096)
+def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
+    return hashlib.sha256(path.read_bytes()).digest()
+
+
+def artifact_key(
+    source: str, root: Path, *extra, name: str | None = None, libraries=()
+) -> str:
+    """Hash of ``source``, its package dependencies, library versions, ``extra`` and
+    this file (a change to how artifacts are made makes them all stale)."""
+    digest = hashlib.sha256(source.encode())
+    for path in dependencies(source, root, name):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(_file_digest(path, _stamp(path)))
+    own = Path(__file__)  # how artifacts are made here shapes them too
+    digest.update(_file_digest(own, _stamp(own)))
+    parts = [versions(LIBRARIES + tuple(libraries)), *extra]
+    digest.update(json.dumps(parts, sort_keys=True, default=repr).encode())
+    return digest.hexdigest()
+
+
+class Store:
+    """Bytes by key in one directory."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def get(self, key: str) -> bytes | None:
+        path = self.directory / key
+        return path.read_bytes() if path.is_file() else None
+
+    def put(self, key: str, data: bytes) -> bytes:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        partial = self.directory / f".{key}.{os.getpid()}"
+        partial.write_bytes(data)
+        partial.replace(self.directory / key)  # atomic: never half an artifact
+        return data
+
+
+def cache_dir(config) -> Path:
+    """The project's cache directory (gitignored; ``make clean`` removes it)."""
+    return Path(config.config_file_path).parent / ".cache"
+
+
+def package_digests(root: Path) -> dict[str, str]:
+    """Package file -> content hash, for telling whether the package changed."""
+    return {
+        p.as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((root / PACKAGE).rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def forget_changed_modules(root: Path, seen: dict[str, str]) -> bool:
+    """Drop every imported package module if a package file changed since ``seen``."""
+    now = package_digests(root)
+    changed = bool(seen) and now != seen
+    if changed:
+        for name in [n for n in sys.modules if module_path(n, root)]:
+            del sys.modules[name]
+    seen.clear()
+    seen.update(now)
+    return changed
+
+
+def example_key(code: str, root: Path) -> str:
+    """Key of a markdown-exec Python block's output: its code and what it imports."""
+    return artifact_key(code, root, "example", libraries=("markdown-exec",))
+
+
+def cached_run(run, store: Store, root: Path):
+    """markdown-exec's ``_run_python``, answering from ``store`` by the code's key.
+
+    Each block runs in a fresh ``contextvars`` context, so what one block sets
+    (``np.set_printoptions``) cannot change another's output: a block prints what
+    it prints run alone, whether or not the blocks before it came from the cache.
+    """
+
+    @wraps(run)
+    def run_cached(code, returncode=None, session=None, id=None, **extra):  # noqa: A002
+        if session:  # shares globals with other blocks: not an artifact of its own
+            return run(code, returncode, session=session, id=id, **extra)
+        key = example_key(code, root)
+        hit = store.get(key)
+        if hit is None:  # a fresh context: numpy's print options start at defaults
+            output = contextvars.Context().run(
+                run, code, returncode, session=session, id=id, **extra
+            )
+            hit = store.put(key, output.encode())
+        return hit.decode()
+
+    return run_cached
+
+
+NOTEBOOK_LIBRARIES = ("mkdocs-jupyter", "nbconvert", "jupytext", "ipykernel")
+
+
+def notebook_key(original, root: Path):
+    """mkdocs-jupyter's cache key, plus the notebook's imports and libraries."""
+
+    @wraps(original)
+    def key(nb_path, config, exec_nb):
+        source = Path(nb_path).read_text(encoding="utf-8")
+        own = original(nb_path, config, exec_nb)
+        return artifact_key(source, root, own, libraries=NOTEBOOK_LIBRARIES)
+
+    return key
+
+
+_package_seen: dict[str, str] = {}
+
+
+def on_config(config):
+    import markdown_exec._internal.formatters.python as python_formatter
+    import mkdocs_jupyter.plugin as jupyter
+
+    root = Path(config.config_file_path).parent
+    forget_changed_modules(root, _package_seen)
+    run = python_formatter._run_python
+    run = getattr(run, "__wrapped__", run)  # serve: wrap the original once
+    python_formatter._run_python = cached_run(
+        run, Store(cache_dir(config) / "examples"), root
+    )
+    key = getattr(jupyter._compute_cache_key, "__wrapped__", jupyter._compute_cache_key)
+    jupyter._compute_cache_key = notebook_key(key, root)
+    notebooks = config.plugins["mkdocs-jupyter"].config
+    notebooks["cache"], notebooks["cache_dir"] = (
+        True,
+        str(cache_dir(config) / "notebooks"),
+    )
+    return config
+
+
+def draw_module(module: str, theme: str) -> bytes:
+    """JSON of one figure module in ``theme``: each figure's fields and SVG, and
+    its widgets' attributes (importable by worker processes)."""
+    import dataclasses
+    import importlib
+
+    from posenc_docs.figures import render, widget_attributes
+
+    specs = getattr(importlib.import_module(module), "FIGURES", [])
+    figures = [
+        {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+        | {"draw": None, "svg": render(spec.slug, theme).decode()}
+        | {"svg_phone": render(spec.slug, theme, phone=True).decode()}
+        for spec in specs
+    ]
+    widgets = getattr(importlib.import_module(module), "WIDGETS", {})
+    drawn = {"figures": figures, "widgets": {n: widget_attributes(n) for n in widgets}}
+    return json.dumps(drawn, sort_keys=True, default=repr).encode()
+
+
+class LazyModule:
+    """A module imported on first attribute access: a page's macros import only
+    what they use, and only when a value is recomputed (no torch on a cache hit)."""
+
+    def __init__(self, name: str):
+        self.module_name = name
+
+    def __getattr__(self, attribute: str):
+        import importlib
+
+        return getattr(importlib.import_module(self.module_name), attribute)
+
+
+EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+SET = re.compile(r"\{%\s*set\s+(\w+)\s*=\s*(.*?)\s*%\}", re.DOTALL)
+OTHER_JINJA = re.compile(r"\{%|\{#|\{\{-|-\}\}")  # anything but {{ x }} and {% set %}
+
+
+def page_template(markdown: str):
+    """``(sets, expressions)`` of a page made only of ``{{ x }}`` and ``{% set %}``;
+    None for anything else (loops, comments, whitespace control, a name set twice)."""
+    sets = {m[1]: m[2] for m in SET.finditer(markdown)}
+    rest = SET.sub("", markdown)
+    if OTHER_JINJA.search(rest) or len(sets) != len(SET.findall(markdown)):
+        return None
+    return sets, sorted({m[1].strip() for m in EXPRESSION.finditer(rest)})
+
+
+@lru_cache(maxsize=4096)
+def _free_names(expression: str) -> frozenset[str]:
+    from jinja2 import Environment, meta
+
+    parsed = Environment().parse("{{ " + expression + " }}")
+    return frozenset(meta.find_undeclared_variables(parsed))
+
+
+@lru_cache(maxsize=256)
+def template_names(markdown: str) -> frozenset[str]:
+    """Free variables of a whole Jinja template (a page Jinja renders whole)."""
+    from jinja2 import Environment, meta
+
+    return frozenset(meta.find_undeclared_variables(Environment().parse(markdown)))
+
+
+def names_in(expression: str) -> set[str]:
+    """Free variables of a Jinja expression (default delimiters)."""
+    return set(_free_names(expression))
+
+
+def needed_sets(expression: str, sets: dict[str, str]) -> dict[str, str]:
+    """The ``{% set %}`` statements ``expression`` reads, transitively, page order."""
+    needed, todo = set(), names_in(expression)
+    while todo:
+        name = todo.pop()
+        if name in sets and name not in needed:
+            needed.add(name)
+            todo |= names_in(sets[name])
+    return {name: value for name, value in sets.items() if name in needed}
+
+
+def render_expressions(markdown: str, evaluate, key_of, store: Store):
+    """The page with every ``{{ x }}`` replaced by its value, computed only on a miss.
+
+    ``key_of(expression, sets)`` is the value's key (None: not cacheable);
+    ``evaluate(expressions, sets)`` renders the missing ones. None if the page is
+    not made only of expressions and ``{% set %}`` (then Jinja renders it whole).
+    """
+    template = page_template(markdown)
+    if template is None:
+        return None
+    sets, expressions = template
+    keys = {e: key_of(e, needed_sets(e, sets)) for e in expressions}
+    values = {e: store.get(key) for e, key in keys.items() if key}
+    missing = [e for e in expressions if values.get(e) is None]
+    if missing:
+        wanted = {n: v for e in missing for n, v in needed_sets(e, sets).items()}
+        order = {n: v for n, v in sets.items() if n in wanted}
+        for expression, value in zip(missing, evaluate(missing, order), strict=True):
+            data = value.encode()
+            values[expression] = (
+                store.put(keys[expression], data) if keys[expression] else data
+            )
+    page = EXPRESSION.sub(
+        lambda m: values[m[1].strip()].decode(), SET.sub("", markdown)
+    )
+    return page[:-1] if page.endswith("\n") else page  # as Jinja: one newline dropped
+
+
+# Their output depends on the page: its URL and (Figure N) the order of its figures.
+FIGURE_MACROS = ("figure", "figref", "widget_attributes")
+FIGURE_CALL = re.compile(r"""\bfigure\(\s*["']([^"']+)["']\s*\)""")
+FIGURE_SPECS: dict = {}  # slug -> its fields (alt...), set by hooks/build_assets.py
+WIDGET_ATTRIBUTES: dict[str, str] = {}  # widget name -> its data-* attributes
+
+
+def macro_key(plugin, modules: dict[str, str], macros_source: str, root: Path):
+    """``key_of`` for a mkdocs-macros page: None if a name is not one we can key."""
+    meta = getattr(plugin.page, "meta", {})
+
+    def key_of(expression: str, sets: dict[str, str], whole=False) -> str | None:
+        """Key of one value, or (``whole``) of a page ``expression`` Jinja renders."""
+        free = template_names(expression) if whole else names_in(expression)
+        names = set().union(free, *map(names_in, sets.values()))
+        names -= set(sets)
+        known = set(modules) | set(plugin.macros) | set(meta)
+        if not names <= known:
+            return None
+        imports = "".join(
+            f"\nimport {modules[n]}" for n in sorted(names & set(modules))
+        )
+        extra = [expression, sets, {n: meta[n] for n in names & set(meta)}]
+        if names & set(FIGURE_MACROS):
+            order = FIGURE_CALL.findall(plugin.page.file.content_string)
+            extra += [plugin.page.url, order, FIGURE_SPECS, WIDGET_ATTRIBUTES]
+        libraries = ("mkdocs-macros-plugin", "jinja2")
+        return artifact_key(macros_source + imports, root, *extra, libraries=libraries)
+
+    return key_of
+
+
+def cache_macros(plugin, modules: dict[str, str], macros_file: Path, store: Store):
+    """Make the macros plugin render a page's values from ``store`` when it can."""
+    original = plugin.render
+    root = macros_file.parents[1]
+
+    def evaluate(expressions, sets):
+        statements = "".join(f"{{% set {n} = {v} %}}" for n, v in sets.items())
+        variables = {**plugin.variables, **getattr(plugin.page, "meta", {})}
+        body = "\0".join("{{ " + e + " }}" for e in expressions)
+        return plugin.env.from_string(statements + body).render(**variables).split("\0")
+
+    def render(markdown: str, force_rendering: bool = False) -> str:
+        if getattr(plugin.page, "meta", {}).get("render_macros") is not True:
+            return original(markdown, force_rendering)
+        key_of = macro_key(
+            plugin, modules, macros_file.read_text(encoding="utf-8"), root
+        )
+        page = render_expressions(markdown, evaluate, key_of, store)
+        if page is not None:
+            return page
+        key = key_of(markdown, {}, whole=True)  # loops...: the page as one value
+        cached = store.get(key) if key else None
+        if cached is None:
+            cached = original(markdown, force_rendering).encode()
+            if key:
+                store.put(key, cached)
+        return cached.decode()
+
+    plugin.render = render
+    return plugin

@@ -1,0 +1,366 @@
+"""The build cache (hooks/build_cache.py): keys follow each artifact's imports, an
+edit recomputes exactly what depends on it, and cached output is Jinja's output."""
+
+import hashlib
+import modulefinder
+import shutil
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from jinja2 import Environment, StrictUndefined
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "hooks"))  # as MkDocs does for its hooks
+
+import build_assets  # noqa: E402
+import build_cache  # noqa: E402
+import katex  # noqa: E402
+import macros  # noqa: E402
+import minify  # noqa: E402
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def relative(paths, root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in paths}
+
+
+def test_dependencies_follow_imports_transitively_and_name_data_files(tmp_path):
+    write(tmp_path, {
+        "posenc_docs/__init__.py": "",
+        "posenc_docs/a.py": "import numpy\nfrom posenc_docs import b\n",
+        "posenc_docs/b.py": "from .sub import c\n",
+        "posenc_docs/sub/__init__.py": "",
+        "posenc_docs/sub/c.py": 'TABLE = "table.json"\n',
+        "posenc_docs/sub/table.json": "{}",
+        "posenc_docs/sub/d.py": "",  # never imported
+        "posenc_docs/e.py": "import torch\n",  # never imported
+    })  # fmt: skip
+    deps = build_cache.dependencies("from posenc_docs.a import f\n", tmp_path)
+    assert relative(deps, tmp_path) == {
+        "posenc_docs/__init__.py", "posenc_docs/a.py", "posenc_docs/b.py",
+        "posenc_docs/sub/__init__.py", "posenc_docs/sub/c.py",
+        "posenc_docs/sub/table.json",
+    }  # fmt: skip
+    magic = "!pip install x\nfrom posenc_docs import e\n"  # a notebook cell
+    assert "posenc_docs/e.py" in relative(
+        build_cache.dependencies(magic, tmp_path), tmp_path
+    )
+    write(tmp_path, {"posenc_docs/examples/x/script.py": "import posenc_docs.e\n"})
+    runs = 'runpy.run_path(root / "examples/x/script.py")\n'  # a script it runs
+    assert {"posenc_docs/examples/x/script.py", "posenc_docs/e.py"} <= relative(
+        build_cache.dependencies(runs, tmp_path), tmp_path
+    )
+
+
+def artifacts(root: Path) -> dict[str, tuple[str, str]]:
+    """Every cached artifact of the site in ``root``: name -> (source, module)."""
+    found = {}
+    for module in build_assets.figure_modules(root):
+        found[f"figure {module}"] = (f"import {module}\n", module)
+    for path in sorted((root / "posenc_docs" / "examples").rglob("*.py")):
+        found[f"example {path.relative_to(root)}"] = (path.read_text(), None)
+    for path in sorted((root / "docs" / "notebooks").glob("*.py")):
+        found[f"notebook {path.name}"] = (path.read_text(), None)
+    for name, module in macros.MODULES.items():
+        found[f"macro {name}"] = (MACROS_SOURCE + f"\nimport {module}\n", name)
+    return found
+
+
+MACROS_SOURCE = (ROOT / "hooks" / "macros.py").read_text()
+PLUGIN = SimpleNamespace(  # what macro_key reads of the mkdocs-macros plugin
+    page=SimpleNamespace(meta={}, url="part1/"), macros={"fixed": None}
+)
+
+
+def keys(root: Path) -> dict[str, str]:
+    """The key the build gives each artifact (figures in one theme)."""
+    figure_keys = build_assets.figure_keys(root)
+    result = {}
+    for name, (source, module) in artifacts(root).items():
+        if name.startswith("figure"):
+            result[name] = figure_keys[(module, "light")]
+        elif name.startswith("example"):
+            result[name] = build_cache.example_key(source, root)
+        elif name.startswith("notebook"):
+            path = root / "docs" / "notebooks" / name.split()[1]
+            own = build_cache.notebook_key(lambda *args: "mkdocs-jupyter's", root)
+            result[name] = own(str(path), {}, True)
+        else:
+            key_of = build_cache.macro_key(PLUGIN, macros.MODULES, MACROS_SOURCE, root)
+            result[name] = key_of(f"fixed({module}.value, 2)", {})
+    return result
+
+
+def imported_files(source: str, root: Path, tmp: Path) -> set[str]:
+    """Package files ``source`` imports, found by modulefinder (not by our ast)."""
+    script = tmp / f"probe_{hashlib.sha256(source.encode()).hexdigest()[:12]}.py"
+    script.write_text(source)
+    finder = modulefinder.ModuleFinder(path=[str(root)])  # third-party: not found
+    finder.run_script(str(script))
+    files = (Path(m.__file__) for m in finder.modules.values() if m.__file__)
+    return {p.relative_to(root).as_posix() for p in files if root in p.parents}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """A copy of the package and notebooks, and each artifact's imported files."""
+    root = tmp_path_factory.mktemp("repo")
+    shutil.copytree(ROOT / "posenc_docs", root / "posenc_docs",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copytree(ROOT / "docs" / "notebooks", root / "docs" / "notebooks")
+    probes = tmp_path_factory.mktemp("probes")
+    imports = {
+        name: imported_files(source, root, probes)
+        for name, (source, _) in artifacts(root).items()
+    }
+    return root, imports
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["posenc_docs/alibi.py", "posenc_docs/pages/format.py",
+     "posenc_docs/figures/style.py", "posenc_docs/scaling.py"],
+)  # fmt: skip
+def test_editing_one_module_changes_exactly_the_keys_of_its_dependents(tree, module):
+    root, imports = tree
+    before = keys(root)
+    original = (root / module).read_text()
+    (root / module).write_text(original + "\n# an edit\n")
+    try:
+        after = keys(root)
+    finally:
+        (root / module).write_text(original)
+    changed = {name for name in before if before[name] != after[name]}
+    expected = {name for name, files in imports.items() if module in files}
+    assert changed == expected
+    assert 0 < len(changed) < len(before)  # the edit matters, and not everywhere
+    assert keys(root) == before  # undone: every key is back, nothing drifted
+
+
+def test_a_data_file_a_module_names_is_a_dependency(tree):
+    root, _ = tree
+    lab = "import posenc_docs.lab.results\n"
+    assert "posenc_docs/lab/results.json" in relative(
+        build_cache.dependencies(lab, root), root
+    )
+
+
+def test_library_versions_are_part_of_every_key(monkeypatch):
+    source = "import posenc_docs.alibi\n"
+    before = build_cache.artifact_key(source, ROOT)
+    real = build_cache.metadata.version
+    build_cache.versions.cache_clear()
+    monkeypatch.setattr(
+        build_cache.metadata,
+        "version",
+        lambda name: "0.0-other" if name == "torch" else real(name),
+    )
+    try:
+        assert build_cache.artifact_key(source, ROOT) != before
+    finally:
+        build_cache.versions.cache_clear()
+
+
+def test_examples_run_once_per_key(tmp_path):
+    write(tmp_path, {"posenc_docs/__init__.py": "", "posenc_docs/a.py": "X = 1\n"})
+    runs = []
+
+    def run(code, returncode=None, session=None, id=None, **extra):  # noqa: A002
+        runs.append(code)
+        return f"output {len(runs)}\n"
+
+    cached = build_cache.cached_run(run, build_cache.Store(tmp_path / "c"), tmp_path)
+    code = "from posenc_docs import a\nprint(a.X)\n"
+    assert cached(code) == cached(code) == "output 1\n"
+    (tmp_path / "posenc_docs" / "a.py").write_text("X = 2\n")
+    assert cached(code) == "output 2\n"
+    assert cached(code, session="s") == "output 3\n"  # sessions share state: run
+    assert len(runs) == 3
+
+
+def test_an_example_cannot_change_the_next_ones_numpy_printing(tmp_path):
+    import numpy as np
+
+    def run(code, returncode=None, session=None, id=None, **extra):  # noqa: A002
+        scope = {"np": np}
+        exec(code, scope)
+        return scope["out"]
+
+    cached = build_cache.cached_run(run, build_cache.Store(tmp_path), tmp_path)
+    assert cached("np.set_printoptions(sign=' ')\nout = str(np.array([0.5]))") == (
+        "[ 0.5]"
+    )
+    assert cached("out = str(np.array([0.5]))") == "[0.5]"  # as when run alone
+
+
+def test_changed_package_modules_are_forgotten(tmp_path, monkeypatch):
+    write(tmp_path, {"fakepkg/__init__.py": "", "fakepkg/m.py": "X = 1\n"})
+    monkeypatch.setattr(build_cache, "PACKAGE", "fakepkg")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import fakepkg.m
+
+    seen = {}
+    assert not build_cache.forget_changed_modules(tmp_path, seen)  # first build
+    assert not build_cache.forget_changed_modules(tmp_path, seen)  # nothing changed
+    assert "fakepkg.m" in sys.modules
+    (tmp_path / "fakepkg" / "m.py").write_text("X = 2\n")
+    assert build_cache.forget_changed_modules(tmp_path, seen)
+    assert "fakepkg.m" not in sys.modules and "fakepkg" not in sys.modules
+    import fakepkg.m  # noqa: F811
+
+    assert fakepkg.m.X == 2
+
+
+PAGE = """Intro {{ f(1) }} and {{ g }}.
+{% set a = f(2) %}
+Then {{ a + 1 }}, again {{ f(1) }}.
+"""
+
+
+def test_page_values_are_jinja_output_and_computed_only_on_a_miss(tmp_path):
+    env = Environment(undefined=StrictUndefined)
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return 10 * x
+
+    variables = {"f": f, "g": "G"}
+
+    def evaluate(expressions, sets):
+        statements = "".join(f"{{% set {n} = {v} %}}" for n, v in sets.items())
+        body = "\0".join("{{ " + e + " }}" for e in expressions)
+        return env.from_string(statements + body).render(**variables).split("\0")
+
+    def key_of(expression, sets):
+        return hashlib.sha256(repr((expression, sets)).encode()).hexdigest()
+
+    store = build_cache.Store(tmp_path)
+    expected = env.from_string(PAGE).render(**variables)
+    calls.clear()
+    assert build_cache.render_expressions(PAGE, evaluate, key_of, store) == expected
+    assert sorted(calls) == [1, 2]
+    edited = "A new first line.\n" + PAGE  # a page edit: every value still cached
+    expected = env.from_string(edited).render(**variables)
+    calls.clear()
+    assert build_cache.render_expressions(edited, evaluate, key_of, store) == expected
+    assert calls == []
+    loop = "{% for i in [1] %}{{ i }}{% endfor %}"  # not only values: Jinja renders
+    assert build_cache.render_expressions(loop, evaluate, key_of, store) is None
+
+
+def test_a_value_needs_only_the_sets_it_reads():
+    sets = {"a": "f(1)", "b": "a + 1", "c": "g"}
+    assert build_cache.needed_sets("b * 2", sets) == {"a": "f(1)", "b": "a + 1"}
+    assert build_cache.names_in("count(x.y(z), 2)") == {"count", "x", "z"}
+
+
+def test_importing_the_hooks_imports_no_torch():
+    code = (
+        "import sys; sys.path.insert(0, 'hooks')\n"
+        "import build_cache, build_assets, macros, wheel\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n"
+    )
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_katex_batches_come_from_the_cache_without_node(tmp_path):
+    items = [("x^2", False), ("\\frac{1}{2}", True)]
+    first = katex.KatexRenderer(ROOT, build_cache.Store(tmp_path))
+    html = first.render(items, "p.md")
+    first.close()
+    again = katex.KatexRenderer(ROOT, build_cache.Store(tmp_path))
+    assert again.render(items, "p.md") == html and 'class="katex"' in html[0]
+    assert again._process is None  # Node never started
+    with pytest.raises(Exception, match="invalid TeX on p.md"):
+        again.render([("\\frac{1", False)], "p.md")
+    again.close()
+
+
+def test_minified_widgets_come_from_the_cache(tmp_path):
+    widgets = tmp_path / "site" / "javascripts" / "widgets"
+    widgets.mkdir(parents=True)
+    source = "export function add(first, second) {\n  return first + second;\n}\n"
+    (widgets / "a.js").write_text(source)
+    store = build_cache.Store(tmp_path / "cache")
+    assert minify.minify_widgets(tmp_path / "site", ROOT, store) == [widgets / "a.js"]
+    once = (widgets / "a.js").read_text()
+    assert len(once) < len(source) and "add" in once
+    (widgets / "a.js").write_text(source)
+    assert minify.minify_widgets(tmp_path / "site", ROOT, store) == []
+    assert (widgets / "a.js").read_text() == once
+
+
+def cache_entries(project: Path) -> dict[str, set[str]]:
+    cache = project / ".cache"
+    kinds = ("figures", "examples", "notebooks", "macros")
+    return {kind: {p.name for p in (cache / kind).glob("[!.]*")} for kind in kinds}
+
+
+@pytest.mark.build
+def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
+    site_dir, tmp_path
+):
+    from benchmarks.rebuild import export
+    from tests.conftest import build_site
+    from tests.test_site_build import digests
+
+    project = export("WORKTREE", tmp_path / "repo")
+    shutil.copytree(ROOT / ".cache", project / ".cache")  # what site_dir's build left
+    warm = cache_entries(project)
+    examples = sorted((project / "posenc_docs" / "examples").rglob("*.py"))
+    run = [  # the examples a page executes: the build cached them
+        p
+        for p in examples
+        if build_cache.example_key(p.read_text(), project) in warm["examples"]
+    ]
+    module = "posenc_docs/scaling.py"
+    with open(project / module, "a") as file:
+        file.write("\n# an edit\n")
+
+    def imports_module(source, name=None):
+        files = build_cache.dependencies(source, project, name)
+        return module in relative(files, project)
+
+    rebuilt = build_site(tmp_path / "rebuilt", cwd=project)
+    new = {k: v - warm[k] for k, v in cache_entries(project).items()}
+    figures = {key for (name, _), key in build_assets.figure_keys(project).items()
+               if imports_module("", name)}  # fmt: skip
+    assert new["figures"] == figures and figures
+    assert new["examples"] == {
+        build_cache.example_key(p.read_text(), project)
+        for p in run if imports_module(p.read_text())
+    }  # fmt: skip
+    shutil.rmtree(project / ".cache")
+    cold = build_site(tmp_path / "cold", cwd=project)
+    first, again = digests(rebuilt), digests(cold)
+    assert first.keys() == again.keys()
+    assert [name for name in first if first[name] != again[name]] == []
+
+
+def test_a_page_jinja_renders_whole_is_keyed_by_the_modules_it_names(tree):
+    root, _ = tree
+    key_of = build_cache.macro_key(PLUGIN, macros.MODULES, MACROS_SOURCE, root)
+    loop = "{% for m in models.MODELS %}- {{ fixed(m.x, 1) }}\n{% endfor %}"
+    before = key_of(loop, {}, whole=True)
+    models = root / "posenc_docs" / "pages" / "models.py"
+    original = models.read_text()
+    models.write_text(original + "\n# an edit\n")
+    try:
+        assert before is not None and key_of(loop, {}, whole=True) != before
+    finally:
+        models.write_text(original)
+    assert key_of("{% for m in page.x %}{{ m }}{% endfor %}", {}, whole=True) is None
