@@ -16,10 +16,7 @@ MAX_LINES = 25
 # A script shown above the output it printed is the demonstration itself, read top
 # to bottom with its output; it may run longer than a function, not to a module.
 MAX_SCRIPT_LINES = 40
-# The lab page is reworked separately (issue 13, "Lab"); its listings are its own.
-PAGES = sorted(
-    p for p in (ROOT / "docs").rglob("*.md") if not p.is_relative_to(ROOT / "docs/lab")
-)
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
 INCLUDE = re.compile(
     r'^(?P<indent>\s*)--8<--\s+"(?P<path>[^":]+)(?::(?P<name>[\w-]+))?"'
 )

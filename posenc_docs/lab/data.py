@@ -71,17 +71,14 @@ def stationary(table: np.ndarray, tol: float = 1e-15) -> np.ndarray:
 
 # --8<-- [start:entropy_rate]
 def entropy_rate(table: np.ndarray) -> float:
-    r"""Loss of the best possible model with k or more tokens of context, in nats.
+    """Loss of the best possible model with k or more tokens of context, in nats.
 
     Notes
     -----
     The conditional entropy of the stationary process,
-
-    $$
-    H = -\sum_{s} \pi(s) \sum_{c} P(c \mid s) \ln P(c \mid s),
-    $$
-
-    and ``exp(H)`` is the perplexity floor: no model can do better on average.
+    ``H = -sum_s pi(s) sum_c P(c | s) ln P(c | s)`` over contexts s and next
+    tokens c, and ``exp(H)`` is the perplexity floor: no model can do better on
+    average.
     """
     pi = stationary(table)[..., None]  # (V, ..., V, 1)
     plogp = np.where(table > 0, table * np.log(np.where(table > 0, table, 1)), 0.0)
