@@ -389,4 +389,6 @@ def test_committed_passkey_results_support_what_the_page_says():
 def test_committed_speeds_support_what_the_page_says():
     speeds = {n: lab.relative_speed(n) for n in FULL["perplexity"].schemes}
     assert min(speeds, key=speeds.get) == "rope"  # "again the slowest"
-    assert all(abs(v - 1) < 0.05 for n, v in speeds.items() if n != "rope")
+    others = [v for n, v in speeds.items() if n != "rope"]
+    assert all(abs(v - 1) < 0.1 for v in others)  # "at most N% slower"
+    assert speeds["rope"] < min(others)

@@ -208,3 +208,8 @@ def paper_slowdown(name: str, reference: str = "sinusoidal") -> float:
 def lab_slowdown(name: str) -> float:
     """How much slower the lab's ``name`` trains than its sinusoidal model."""
     return 1 - relative_speed(name)
+
+
+def largest_other_slowdown() -> float:
+    """The largest `lab_slowdown` of the schemes other than RoPE and sinusoidal."""
+    return max(lab_slowdown(n) for n in ("none", "learned", "alibi"))
