@@ -11,10 +11,20 @@ import pytest
 pytestmark = pytest.mark.browser
 
 RAW_TEX = ["$$", "\\frac", "\\sin", "\\(", "\\["]
+# Walks the text in place: a clone of the content would fetch every image it holds,
+# the hidden fallbacks of mounted widgets included.
 VISIBLE_TEXT = """() => {
-  const copy = document.querySelector('.md-content').cloneNode(true);
-  copy.querySelectorAll('pre, code, .katex, script, style').forEach(e => e.remove());
-  return copy.innerText;
+  const skip = 'pre, code, .katex, script, style, noscript';
+  const walk = document.createTreeWalker(
+    document.querySelector('.md-content'), NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walk.nextNode()) {
+    const parent = walk.currentNode.parentElement;
+    if (!parent.closest(skip) && parent.checkVisibility()) {
+      parts.push(walk.currentNode.textContent);
+    }
+  }
+  return parts.join(' ');
 }"""
 
 

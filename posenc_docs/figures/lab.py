@@ -254,7 +254,7 @@ FIGURES = [
         params={"names": SCHEME_GRIDS, "columns": 5},
         phone_params={"columns": 2},
         alt=(
-            "Five heatmaps side by side, one per positional scheme (none, learned, "
+            "Five heatmaps, one per positional scheme (none, learned, "
             "sinusoidal, RoPE, ALiBi), of passkey exact-match accuracy: rows are "
             "the key's depth in the sequence from 0% (first token) to 100% (just "
             "before the question), columns the sequence length from L to 16 L. "
