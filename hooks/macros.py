@@ -27,7 +27,6 @@ is imported only when a value that names it is computed.
 import html
 import importlib
 import posixpath
-import re
 from pathlib import Path
 
 import build_cache  # hooks/build_cache.py, loaded first as a hook (tests: sys.path)
@@ -52,13 +51,10 @@ FIGURES = "posenc_docs.figures"
 NAMESPACE = {name: build_cache.LazyModule(module) for name, module in MODULES.items()}
 
 
-FIGURE_CALL = re.compile(r"""\bfigure\(\s*["']([^"']+)["']\s*\)""")
-
-
 def figure_numbers(markdown: str) -> dict[str, int]:
     """Slug -> "Figure N" number of each figure a page shows, in page order."""
     numbers: dict[str, int] = {}
-    for slug in FIGURE_CALL.findall(markdown):
+    for slug in build_cache.FIGURE_CALL.findall(markdown):
         numbers.setdefault(slug, len(numbers) + 1)
     return numbers
 
