@@ -35,8 +35,11 @@ STREAM_BREAK = re.compile(
     r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"'
     r' tabindex="0">\n<pre>'
 )
-CODE_CELL = 'class="highlight-ipynb hl-python"'
-SITE_CODE_CELL = 'class="highlight highlight-ipynb hl-python"'  # Material's colours
+CODE_CELL = 'class="highlight-ipynb hl-python"><pre>'
+# Material's colours; the listing, which scrolls sideways, takes the keyboard focus
+# that nbconvert gives the whole input cell
+SITE_CODE_CELL = 'class="highlight highlight-ipynb hl-python"><pre tabindex="0">'
+FOCUSABLE_INPUT = '<div class="jp-Cell-inputWrapper" tabindex="0">'
 JUPYTER_SYNTAX = re.compile(r"^\.highlight-ipynb[ .][^\n]*\n", re.MULTILINE)
 SITE_CSS = Path(__file__).with_name("notebook.css")
 
@@ -48,7 +51,8 @@ def clean_notebook_html(html: str) -> str:
     random id on every read, so ids become ``nb-cell-1``, ``nb-cell-2``, ... in page
     order (``cell-N`` is taken by the copy buttons' text); stdout split into several
     outputs by flush timing is joined into one. Code cells get Material's
-    ``highlight`` class, so they are coloured like every other listing.
+    ``highlight`` class, so they are coloured like every other listing, and the
+    code itself, not its cell, is the tab stop, so a keyboard can scroll it.
     """
     for pattern in NOTEBOOK_CRUFT:
         html, found = re.subn(pattern, "", html, flags=re.DOTALL)
@@ -60,6 +64,7 @@ def clean_notebook_html(html: str) -> str:
     html = re.sub(
         r'id="cell-id=[0-9a-f]+"', lambda m: f'id="nb-cell-{next(numbers)}"', html
     )
+    html = html.replace(FOCUSABLE_INPUT, '<div class="jp-Cell-inputWrapper">')
     return STREAM_BREAK.sub("", html).replace(CODE_CELL, SITE_CODE_CELL)
 
 

@@ -5,7 +5,8 @@ hint line; ``docs/stylesheets/extra.css`` shows the hint, and shadows at the edg
 where the table is cut, only while the table is wider than its column (a
 scroll-driven animation, so it works without JavaScript). Material's own scroll
 wrapper, added by its JavaScript, goes inside the div around the table. The hint
-is left out of search and of what screen readers announce.
+is left out of search and of what screen readers announce; the table is a tab stop,
+so a keyboard can scroll it too.
 """
 
 import re
@@ -19,8 +20,8 @@ HINT = (
 
 def with_scroll_hints(page_html: str) -> str:
     """Every plain ``<table>`` of a page inside a scroll-hint container."""
-    wrap = '<div class="posenc-table">{}{}</div>'.format
-    return TABLE.sub(lambda table: wrap(HINT, table[0]), page_html)
+    wrap = '<div class="posenc-table">{}<table tabindex="0">{}</div>'.format
+    return TABLE.sub(lambda table: wrap(HINT, table[0][len("<table>") :]), page_html)
 
 
 def on_page_content(page_html, page, config, files):

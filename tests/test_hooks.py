@@ -151,7 +151,8 @@ NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->
 <script type="text/x-mathjax-config">MathJax.Hub.Config({});</script>
 <script type="module">const m = await import("https://cdnjs.cloudflare.com/m.mjs");</script>
 <div id="cell-id=ffee0011">y</div><script type="module">keep()</script>
-<div class="highlight-ipynb hl-python"><pre>x = 1</pre></div>
+<div class="jp-Cell-inputWrapper" tabindex="0">
+<div class="highlight-ipynb hl-python"><pre>x = 1</pre></div></div>
 <div class="zeroclipboard-container"><clipboard-copy for="cell-1"></clipboard-copy>
 <div class="clipboard-copy-txt" id="cell-1">x = 1</div></div>"""
 
@@ -167,7 +168,9 @@ def test_notebook_pages_lose_cdn_loaders_and_random_ids():
 
 def test_notebook_code_cells_take_materials_colours():
     cleaned = notebooks.clean_notebook_html(NOTEBOOK_PAGE)
-    assert '<div class="highlight highlight-ipynb hl-python">' in cleaned
+    listing = '<div class="highlight highlight-ipynb hl-python"><pre tabindex="0">'
+    assert listing in cleaned
+    assert cleaned.count('tabindex="0"') == 1  # the listing, not its cell, scrolls
     css = "pre { x: 1 }\n.highlight-ipynb .k { color: green }\n.jp-Cell { y: 2 }\n"
     page = f"<style>{css}</style><p>body</p>"
     _, _, shipped = notebooks.shared_stylesheet(page, "notebooks/a/")
@@ -204,8 +207,8 @@ def test_tables_get_a_scroll_hint_and_nothing_else_changes():
     wrapped = tables.with_scroll_hints(page)
     assert wrapped == page.replace(
         "<table>\n<tr><td>1</td></tr>\n</table>",
-        f'<div class="posenc-table">{tables.HINT}<table>\n<tr><td>1</td></tr>'
-        "\n</table></div>",
+        f'<div class="posenc-table">{tables.HINT}<table tabindex="0">\n'
+        "<tr><td>1</td></tr>\n</table></div>",
     )  # classed tables (notebook data frames) are left alone
     assert 'aria-hidden="true"' in tables.HINT and "data-search-exclude" in tables.HINT
 
