@@ -401,6 +401,51 @@ def test_with_javascript_the_widget_replaces_them(guarded, site_url, path):
     assert widget.locator('img[src*="figures/"]:visible').count() == 0
 
 
+VISIBLE_FIGURE_NUMBERS = """() => [...document.querySelectorAll(
+  "figure.posenc-fig figcaption strong, .posenc-widget__caption strong")]
+  .filter((label) => label.checkVisibility()).map((label) => label.textContent)"""
+LINK_TARGETS = """() => [...document.querySelectorAll('article a[href^="#fig-"]')]
+  .map((link) => document.getElementById(link.hash.slice(1)))
+  .map((target) => target && target.checkVisibility())"""
+
+
+def shown_numbers(labels: list[str]) -> list[int]:
+    """[1, 2, 3] from "Figure 1.", "Figures 2\u20133 (interactive).": what is shown."""
+    numbers = []
+    for label in labels:
+        first, last = re.fullmatch(
+            r"Figures? (\d+)(?:\u2013(\d+))?(?: \(interactive\))?\.", label
+        ).groups()
+        numbers += range(int(first), int(last or first) + 1)
+    return numbers
+
+
+def test_shown_numbers_reads_ranges():
+    labels = ["Figure 1.", "Figures 2\u20134 (interactive).", "Figure 5."]
+    assert shown_numbers(labels) == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_figure_numbers_on_screen_run_1_to_n(browser, site_url, path, javascript):
+    context = browser.new_context(java_script_enabled=javascript)
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/{path}", wait_until="load")
+        if javascript:
+            page.wait_for_selector(".posenc-widget[data-mounted=ready] .pw")
+        numbers = shown_numbers(page.evaluate(VISIBLE_FIGURE_NUMBERS))
+        assert numbers == list(range(1, len(numbers) + 1)) and numbers
+        assert all(page.evaluate(LINK_TARGETS))  # "Figure N" links land on it
+        caption = page.locator(".posenc-widget__caption")
+        assert caption.count() == (1 if javascript else 0)
+        if javascript:  # the widget is announced as a figure with that caption
+            widget = page.get_by_role("figure", name=caption.inner_text())
+            assert widget.locator(".pw").count() == 1
+    finally:
+        context.close()
+
+
 def test_instant_navigation_mounts_once_per_visit(guarded, site_url):
     tab = guarded()
     page = tab.page

@@ -22,6 +22,9 @@ const HIGH_FREQ_FACTOR = 4, LOW_FREQ_FACTOR = 1; // Llama 3.1's published values
 const LENGTH_STEPS = [4, 23]; // training-length slider: powers of two, 16 to 8,388,608 tokens
 const FACTORS = [1, 64]; // factor slider: whole factors (published ones are 2 to 40)
 
+// The caption of the widget, numbered like the figure it replaces (index.js).
+export const CAPTION = "The wavelength of each rotary pair, and the slow-down each method applies to it against that wavelength, for the head size, base, training length and factor you set. It starts at the static figure\u2019s settings, Llama 2 7B stretched four times.";
+
 export function mount(root) {
   const ds = root.dataset;
   const parse = {

@@ -24,6 +24,9 @@ const HEAD_COLOURS = {
 };
 const HEAD_DASHES = [[], [6, 3], [2, 2], [9, 3, 2, 3]];
 
+// The caption of the widget, numbered like the figures it replaces (index.js).
+export const CAPTION = "One tab per scheme, recomputed for the settings you choose: the sinusoidal matrix, two positions A and B and the similarity against the offset; a RoPE score against the offset; the ALiBi bias of each head; and a learned table that ends at max_len.";
+
 export function mount(root) {
   const ds = root.dataset;
   const parse = {

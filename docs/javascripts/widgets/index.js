@@ -19,10 +19,37 @@ async function mountAll() {
     const load = LOADERS[root.dataset.widget];
     if (!load || root.dataset.mounted) continue; // idempotent
     root.dataset.mounted = "loading";
-    const { mount } = await load();
+    const { mount, CAPTION } = await load();
     live.add(mount(root));
+    takeOverFigures(root, CAPTION);
     root.dataset.mounted = "ready";
   }
+}
+
+// The mounted widget hides the static figures it replaces (an inline rule in
+// overrides/main.html), so it takes over their "Figure N" numbers, in a caption
+// below it, and their ids, as anchors at its top: links to them land on it.
+function takeOverFigures(root, caption) {
+  const figures = [...root.querySelectorAll("figure.posenc-fig[id]")];
+  if (figures.length === 0) return;
+  const numbers = figures.map((figure) => figure.querySelector("figcaption strong").textContent.match(/\d+/)[0]);
+  const label = numbers.length === 1 ? `Figure ${numbers[0]}` : `Figures ${numbers[0]}\u2013${numbers.at(-1)}`;
+  const anchors = figures.map((figure) => {
+    const anchor = document.createElement("span");
+    anchor.id = figure.id;
+    figure.removeAttribute("id");
+    return anchor;
+  });
+  const text = document.createElement("p");
+  text.className = "posenc-widget__caption";
+  text.id = `${anchors[0].id}-interactive`;
+  const strong = document.createElement("strong");
+  strong.textContent = `${label} (interactive).`;
+  text.append(strong, ` ${caption}`);
+  root.prepend(...anchors);
+  root.append(text);
+  root.setAttribute("role", "figure");
+  root.setAttribute("aria-labelledby", text.id);
 }
 
 // Redraw canvases when the reader switches light/dark (Material sets this attribute).
@@ -31,15 +58,10 @@ new MutationObserver(() => live.forEach((widget) => widget.redraw())).observe(do
   attributeFilter: ["data-md-color-scheme"],
 });
 
-// Accessibility fixes for what the theme and the notebook plugin emit (axe-core):
-// name Material's search dialog; make notebook code cells, which scroll sideways,
-// reachable by keyboard, as Material does for its own code blocks.
+// Material's search dialog has no accessible name (axe-core): give it one.
 function themeFixes() {
   const search = document.querySelector(".md-search[role=dialog]");
   if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
-  for (const cell of document.querySelectorAll(".jupyter-wrapper .highlight-ipynb, .jupyter-wrapper .jp-OutputArea-output pre")) {
-    cell.tabIndex = 0;
-  }
 }
 
 async function onPage() {
