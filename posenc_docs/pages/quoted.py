@@ -49,6 +49,7 @@ QUOTES: dict[str, Quote] = {
     },
     **{f"alibi_speed_{scheme}": _alibi_speed(scheme) for scheme in _ALIBI_PPL},
     "pi_original_2048": _pi_ppl(7.20, "unmodified", 2048),
+    "pi_original_beyond": _pi_ppl(1000, "unmodified, above this", 4096),
     "pi_ft_2048": _pi_ppl(7.21, "fine-tuned without PI", 2048),
     "pi_ft_4096": _pi_ppl(7.34, "fine-tuned without PI", 4096),
     "pi_ft_8192": _pi_ppl(7.69, "fine-tuned without PI", 8192),
