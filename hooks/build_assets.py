@@ -1,9 +1,10 @@
 """MkDocs hook: adds KaTeX and every build-time figure to the site, in memory.
 
 Nothing is written into ``docs/``. KaTeX comes from ``node_modules`` (``npm ci``);
-figures are drawn by ``posenc_docs.figures`` and cached under ``.cache/figures/``,
-each figure module by its own sources (``hooks/build_cache.py``), so a build
-redraws only the figures whose code changed.
+figures are drawn by ``posenc_docs.figures`` in the light theme and cached under
+``.cache/figures/``, each figure module by its own sources (``hooks/build_cache.py``),
+so a build redraws only the figures whose code changed; each dark variant is its
+light one recoloured (``spec.dark_variant``).
 """
 
 import json
@@ -19,7 +20,7 @@ import build_cache  # hooks/build_cache.py
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from posenc_docs.figures.spec import THEMES, figure_path, svg_size
+from posenc_docs.figures.spec import dark_variant, figure_path, svg_size
 
 FIGURE_IMG = re.compile(
     r'<(?:img src|source srcset)="(?P<src>[^"]*figures/(?P<name>[^"/]+\.svg))"'
@@ -68,19 +69,19 @@ def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
 
 
 def figure_keys(project_dir: Path) -> dict[tuple[str, str], str]:
-    """``(module, theme)`` -> cache key: the module's sources, what it imports."""
+    """``(module, "light")`` -> cache key: the module's sources, what it imports."""
     keys = {}
     for module in figure_modules(project_dir):
         source = build_cache.module_path(module, project_dir).read_text()
-        for theme in THEMES:
-            extra = ["figures", theme]
-            key = build_cache.artifact_key(source, project_dir, *extra, name=module)
-            keys[(module, theme)] = key
+        extra = ["figures", "light"]
+        key = build_cache.artifact_key(source, project_dir, *extra, name=module)
+        keys[(module, "light")] = key
     return keys
 
 
 def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
-    """Every figure module drawn in both themes; only the missing ones are drawn."""
+    """Every figure module drawn in the light theme; only the missing ones are
+    drawn."""
     keys = figure_keys(project_dir)
     missing = [job for job, key in keys.items() if store.get(key) is None]
     for job, drawn in zip(missing, render_all(missing), strict=True):
@@ -97,11 +98,12 @@ def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
     """
     files, specs = {}, {}
     drawn = drawn_modules(project_dir, build_cache.Store(cache_dir))
-    for (_, theme), module in drawn.items():
+    for module in drawn.values():
         for figure in module["figures"]:
-            files[figure_path(figure["slug"], theme)] = figure.pop("svg").encode()
-            phone = figure.pop("svg_phone").encode()
-            files[figure_path(figure["slug"], theme, phone=True)] = phone
+            for phone, field in ((False, "svg"), (True, "svg_phone")):
+                light = figure.pop(field).encode()
+                files[figure_path(figure["slug"], "light", phone)] = light
+                files[figure_path(figure["slug"], "dark", phone)] = dark_variant(light)
             specs[figure["slug"]] = SimpleNamespace(**figure)
         build_cache.WIDGET_ATTRIBUTES.update(module["widgets"])
     build_cache.FIGURE_SPECS.clear()

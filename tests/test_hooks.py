@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
+from posenc_docs.figures.spec import dark_variant
 from posenc_docs.pages.format import count, fixed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +48,10 @@ def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
     first = build_assets.figure_files(ROOT, tmp_path)
     assert len(first) == 4  # light, dark; desktop, phone
     assert all(svg.startswith(b"<?xml") for svg in first.values())
+    for light_path, svg in first.items():
+        if light_path.endswith("-light.svg"):  # dark: the light one recoloured
+            dark_path = light_path.removesuffix("-light.svg") + "-dark.svg"
+            assert first[dark_path] == dark_variant(svg) != svg
     drawn = []
 
     def record(jobs):
@@ -60,7 +65,7 @@ def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
     monkeypatch.setattr(build_assets.build_cache, "artifact_key", lambda *a, **k: key(
         *a, "changed", **k))  # fmt: skip
     build_assets.figure_files(ROOT, tmp_path)
-    assert drawn == [(module, "light"), (module, "dark")]
+    assert drawn == [(module, "light")]  # one theme drawn
 
 
 def test_parallel_and_serial_drawing_give_the_same_bytes():

@@ -12,7 +12,7 @@ from matplotlib.ticker import NullLocator
 
 from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
+from posenc_docs.figures.style import DIVERGING, OKABE_ITO, SEE_THROUGH, themed
 from posenc_docs.pages import part1, part2_basics
 
 
@@ -118,7 +118,8 @@ def alibi_picture(
     shape, size_in = ((2, 1), (4.8, 7.2)) if stacked else ((1, 2), (7, 3.9))
     with themed(theme) as colors:
         fig, (left, right) = plt.subplots(*shape, figsize=size_in, layout="constrained")
-        cmap = plt.get_cmap("Blues_r").with_extremes(bad=colors["grid"])
+        cmap = plt.get_cmap("Blues_r").with_extremes(bad=SEE_THROUGH)
+        left.set_facecolor(colors["grid"])  # shows through the masked cells
         image = left.imshow(np.ma.masked_invalid(bias), cmap=cmap)
         left.set(xlabel="key position j", ylabel="query position i")
         left.set_title(f"head 0 (m = 1/{1 / slopes[0]:.0f});\ngrey = masked")

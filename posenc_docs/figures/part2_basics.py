@@ -6,7 +6,13 @@ from matplotlib.colors import LogNorm
 
 from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import DIVERGING, OKABE_ITO, themed
+from posenc_docs.figures.style import (
+    CELL_INK,
+    DIVERGING,
+    OKABE_ITO,
+    SEE_THROUGH,
+    themed,
+)
 from posenc_docs.pages import part2_basics
 
 
@@ -17,7 +23,7 @@ def annotated_encoding_grid(n_positions: int, d: int, *, theme: str):
         fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
         image = ax.imshow(values, cmap=DIVERGING, vmin=-1, vmax=1)
         for (row, col), value in np.ndenumerate(values):
-            ink = "white" if abs(value) > 0.6 else "#1f1f1f"  # readable on the cell
+            ink = "white" if abs(value) > 0.6 else CELL_INK  # readable on the cell
             label = f"{value:.2f}".replace("-", "\N{MINUS SIGN}")
             ax.text(col, row, label, ha="center", va="center", color=ink, fontsize=9)
         ax.set_xticks(np.arange(d))
@@ -119,9 +125,7 @@ def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str, cols: int = 4
     smallest = slopes.min()  # one step at the gentlest head
     shown = np.ma.masked_invalid(np.where(penalty == 0, smallest / 2, penalty))
     with themed(theme) as colors:
-        cmap = plt.get_cmap("viridis_r").with_extremes(
-            bad=colors["grid"], under="white"
-        )
+        cmap = plt.get_cmap("viridis_r").with_extremes(bad=SEE_THROUGH, under="white")
         norm = LogNorm(vmin=smallest, vmax=float(shown.max()))
         cols = min(n_heads, cols)
         rows = -(-n_heads // cols)
@@ -133,6 +137,7 @@ def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str, cols: int = 4
             squeeze=False,
         )
         for head, ax in enumerate(axes.flat):
+            ax.set_facecolor(colors["grid"])  # shows through the masked cells
             image = ax.imshow(shown[head], cmap=cmap, norm=norm)
             ax.set_title(
                 f"head {head + 1}: m = {_power_of_two(slopes[head])}", fontsize=9

@@ -6,7 +6,7 @@ from matplotlib.colors import ListedColormap
 
 from posenc_docs import windows
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import OKABE_ITO, SEE_THROUGH, themed
 from posenc_docs.pages import part3_windows
 
 
@@ -29,9 +29,10 @@ def masks(n_tokens: int, window: int, n_sink: int, *, theme: str):
         f"{n_sink} sinks + window {window}": _sink_mask(n_tokens, n_sink, window),
     }
     with themed(theme) as colors:
-        cmap = ListedColormap([colors["grid"], OKABE_ITO[0]])
+        cmap = ListedColormap([SEE_THROUGH, OKABE_ITO[0]])  # 0: the grid shows
         fig, axes = plt.subplots(1, 3, figsize=(5.6, 2.5), layout="constrained")
         for ax, (title, mask) in zip(axes, panels.items(), strict=True):
+            ax.set_facecolor(colors["grid"])
             ax.imshow(mask, cmap=cmap, vmin=0, vmax=1)
             ax.set_title(title, fontsize=10)
             ax.set_xticks([0, n_tokens - 1])

@@ -9,6 +9,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 THEMES = ("light", "dark")
+# The only colours that differ between the themes: figures take them from
+# ``style.themed`` and draw data, cells and rasters in colours both themes share.
+THEME_COLOURS = {
+    "light": {"fg": "#1f1f1f", "muted": "#6b6b6b", "grid": "#d9d9d9"},
+    "dark": {"fg": "#e6e6e6", "muted": "#a0a0a0", "grid": "#4a4a4a"},
+}
+_TO_DARK = {
+    THEME_COLOURS["light"][role]: THEME_COLOURS["dark"][role]
+    for role in THEME_COLOURS["light"]
+}
+_LIGHT_COLOUR = re.compile("|".join(_TO_DARK), re.IGNORECASE)
 # The phone variant: drawn narrower with no text under PHONE_MIN_FONT points, so at
 # a 390 px screen (a 358 px column) text renders at >= 9 CSS px. Served below
 # PHONE_MEDIA; wider screens get the desktop variant.
@@ -113,6 +124,18 @@ def svg_size(svg: bytes) -> tuple[int, int]:
     points = [float(head.split(f'{name}="', 1)[1].split("pt", 1)[0])
               for name in ("width", "height")]  # fmt: skip
     return tuple(round(value * 4 / 3) for value in points)
+
+
+def dark_variant(light_svg: bytes) -> bytes:
+    """A figure's dark SVG from its light one: each light theme colour swapped for
+    its dark counterpart, so a build draws every figure once.
+
+    Equal to the figure drawn in the dark theme up to the names of its SVG ids
+    (matplotlib hashes a marker's style into its id); ``tests/test_figures.py``
+    checks that for every figure.
+    """
+    swap = lambda match: _TO_DARK[match[0].lower()]  # noqa: E731
+    return _LIGHT_COLOUR.sub(swap, light_svg.decode()).encode()
 
 
 def to_svg(fig) -> bytes:

@@ -7,6 +7,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from posenc_docs.figures.spec import THEME_COLOURS  # noqa: E402
+
 # Okabe & Ito (2008), distinguishable under the common colour-vision deficiencies.
 OKABE_ITO = [
     "#0072B2",
@@ -20,10 +22,12 @@ OKABE_ITO = [
 # ColorBrewer RdBu: colour-blind safe; negative blue, positive red.
 DIVERGING = "RdBu_r"
 
-THEMES = {
-    "light": {"fg": "#1f1f1f", "muted": "#6b6b6b", "grid": "#d9d9d9"},
-    "dark": {"fg": "#e6e6e6", "muted": "#a0a0a0", "grid": "#4a4a4a"},
-}
+THEMES = THEME_COLOURS
+# Text on a light data cell, in both themes (not a theme colour, so it stays dark).
+CELL_INK = "#1a1a1a"
+# Masked cells of an image are see-through: the axes behind them is painted in the
+# theme's grid colour, a vector shape that follows the theme.
+SEE_THROUGH = (0.0, 0.0, 0.0, 0.0)
 
 
 @contextmanager
