@@ -54,16 +54,26 @@ def figure_modules(project_dir: Path) -> list[str]:
 
 
 def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
-    """Draw ``(module, theme)`` jobs; many jobs are spread over the cores."""
-    draw = build_cache.draw_module
-    if len(jobs) < 4:
-        return [draw(*job) for job in jobs]
+    """Draw ``(module, theme)`` jobs; many SVGs are spread over the cores, one
+    figure variant per task, so one large module does not keep a core waiting."""
+    variants = [v for job in jobs for v in build_cache.figure_variants(*job)]
+    if len(variants) < 4:
+        svgs = [build_cache.draw_variant(*variant) for variant in variants]
+    else:
+        svgs = draw_in_workers(variants)
+    drawn = dict(zip(variants, svgs, strict=True))
+    return [build_cache.module_json(*job, drawn) for job in jobs]
+
+
+def draw_in_workers(variants: list[tuple[str, str, bool]]) -> list[str]:
+    """`build_cache.draw_variant` of each variant, on every core."""
     context = multiprocessing.get_context("spawn")  # no fork after torch has threads
-    workers = min(os.cpu_count() or 1, len(jobs))
+    workers = min(os.cpu_count() or 1, len(variants))
     sys.path.insert(0, str(Path(build_cache.__file__).parent))  # workers import it
     try:
+        columns = zip(*variants, strict=True)  # slugs, themes, phones
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            return list(pool.map(draw, *zip(*jobs, strict=True)))
+            return list(pool.map(build_cache.draw_variant, *columns))
     finally:
         sys.path.remove(str(Path(build_cache.__file__).parent))
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 if __name__ != "build_cache":  # loaded by MkDocs as the hook "hooks/build_cache.py"
     sys.modules.setdefault("build_cache", sys.modules[__name__])  # one copy for all
-    __name__ = "build_cache"  # workers import draw_module by this name
+    __name__ = "build_cache"  # workers import draw_variant by this name
 PACKAGE = "posenc_docs"
 LIBRARIES = ("numpy", "torch", "matplotlib")  # shape every number and figure
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[^\n]+", re.MULTILINE)
@@ -280,19 +280,34 @@ def on_config(config):
     return config
 
 
-def draw_module(module: str, theme: str) -> bytes:
-    """JSON of one figure module in ``theme``: each figure's fields and SVG, and
-    its widgets' attributes (importable by worker processes)."""
+def figure_variants(module: str, theme: str) -> list[tuple[str, str, bool]]:
+    """``(slug, theme, phone)`` of every SVG that figure module ``module`` draws."""
+    import importlib
+
+    specs = getattr(importlib.import_module(module), "FIGURES", [])
+    return [(spec.slug, theme, phone) for spec in specs for phone in (False, True)]
+
+
+def draw_variant(slug: str, theme: str, phone: bool) -> str:
+    """One SVG of one figure (importable by worker processes)."""
+    from posenc_docs.figures import render
+
+    return render(slug, theme, phone).decode()
+
+
+def module_json(module: str, theme: str, svgs: dict) -> bytes:
+    """JSON of one figure module in ``theme``: each figure's fields and SVGs
+    (from ``svgs``, keyed like `figure_variants`), and its widgets' attributes."""
     import dataclasses
     import importlib
 
-    from posenc_docs.figures import render, widget_attributes
+    from posenc_docs.figures import widget_attributes
 
     specs = getattr(importlib.import_module(module), "FIGURES", [])
     figures = [
         {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
-        | {"draw": None, "svg": render(spec.slug, theme).decode()}
-        | {"svg_phone": render(spec.slug, theme, phone=True).decode()}
+        | {"draw": None, "svg": svgs[(spec.slug, theme, False)]}
+        | {"svg_phone": svgs[(spec.slug, theme, True)]}
         for spec in specs
     ]
     widgets = getattr(importlib.import_module(module), "WIDGETS", {})

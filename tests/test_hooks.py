@@ -71,9 +71,14 @@ def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
 def test_parallel_and_serial_drawing_give_the_same_bytes():
     jobs = [(f"posenc_docs.figures.{m}", t) for m in ("part3_nope", "part3_axes")
             for t in ("light", "dark")]  # fmt: skip
-    assert build_assets.render_all(jobs) == [
-        build_assets.build_cache.draw_module(*j) for j in jobs
-    ]
+    cache = build_assets.build_cache
+
+    def in_this_process(module, theme):
+        variants = cache.figure_variants(module, theme)
+        svgs = {v: cache.draw_variant(*v) for v in variants}
+        return cache.module_json(module, theme, svgs)
+
+    assert build_assets.render_all(jobs) == [in_this_process(*j) for j in jobs]
 
 
 def test_number_formatting():
