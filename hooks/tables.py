@@ -20,8 +20,12 @@ HINT = (
 
 def with_scroll_hints(page_html: str) -> str:
     """Every plain ``<table>`` of a page inside a scroll-hint container."""
-    wrap = '<div class="posenc-table">{}<table tabindex="0">{}</div>'.format
-    return TABLE.sub(lambda table: wrap(HINT, table[0][len("<table>") :]), page_html)
+
+    def wrap(table):
+        focusable = table[0].replace("<table>", '<table tabindex="0">', 1)
+        return f'<div class="posenc-table">{HINT}{focusable}</div>'
+
+    return TABLE.sub(wrap, page_html)
 
 
 def on_page_content(page_html, page, config, files):

@@ -134,8 +134,8 @@ def dark_variant(light_svg: bytes) -> bytes:
     (matplotlib hashes a marker's style into its id); ``tests/test_figures.py``
     checks that for every figure.
     """
-    swap = lambda match: _TO_DARK[match[0].lower()]  # noqa: E731
-    return _LIGHT_COLOUR.sub(swap, light_svg.decode()).encode()
+    text = light_svg.decode()
+    return _LIGHT_COLOUR.sub(lambda match: _TO_DARK[match[0].lower()], text).encode()
 
 
 def to_svg(fig) -> bytes:

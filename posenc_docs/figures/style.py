@@ -22,7 +22,6 @@ OKABE_ITO = [
 # ColorBrewer RdBu: colour-blind safe; negative blue, positive red.
 DIVERGING = "RdBu_r"
 
-THEMES = THEME_COLOURS
 # Text on a light data cell, in both themes (not a theme colour, so it stays dark).
 CELL_INK = "#1a1a1a"
 # Masked cells of an image are see-through: the axes behind them is painted in the
@@ -33,9 +32,10 @@ SEE_THROUGH = (0.0, 0.0, 0.0, 0.0)
 @contextmanager
 def themed(theme: str):
     """Matplotlib settings for ``theme`` ("light" or "dark"); transparent."""
-    if theme not in THEMES:
-        raise ValueError(f"theme must be one of {sorted(THEMES)}, got {theme!r}")
-    c = THEMES[theme]
+    if theme not in THEME_COLOURS:
+        choices = sorted(THEME_COLOURS)
+        raise ValueError(f"theme must be one of {choices}, got {theme!r}")
+    c = THEME_COLOURS[theme]
     rc = {
         "figure.facecolor": "none",
         "axes.facecolor": "none",
