@@ -160,7 +160,9 @@ def test_print_shows_the_static_figures_not_the_widget(guarded, site_url, path):
     fallbacks = tab.page.locator(".posenc-widget figure.posenc-fig")
     assert fallbacks.count() >= 1
     assert not any(fallbacks.nth(i).is_visible() for i in range(fallbacks.count()))
-    slugs = [fallbacks.nth(i).get_attribute("id")[4:] for i in range(fallbacks.count())]
+    sources = fallbacks.locator("img")  # figures/<slug>-light.svg
+    slugs = [sources.nth(i).get_attribute("src").rsplit("/", 1)[1][: -len("-light.svg")]
+             for i in range(sources.count())]  # fmt: skip
     fetched = [u for u in tab.requested for slug in slugs if f"/{slug}-" in u]
     assert fetched == [], "a hidden fallback figure was fetched on screen"
     tab.page.emulate_media(media="print")
