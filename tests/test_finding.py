@@ -190,6 +190,36 @@ def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
     assert wide >= 5  # the comparison, extension and Part III tables
 
 
+TABLE_BOXES = """() => [...document.querySelectorAll('.posenc-table')].map(box => {
+  const r = box.getBoundingClientRect();
+  return [Math.round(r.top + scrollY), Math.round(r.height)];
+})"""
+
+
+@pytest.mark.browser
+def test_wrapping_a_table_moves_nothing(guarded, site_url, site_dir, html_pages):
+    """Material's script wraps each table after load; every table box has the same
+    place and height before (JavaScript off) and after, so the late wrap shifts no
+    text (it did by 0.2-0.5 CLS on the lab and API pages under load)."""
+    for page in pages_with_tables(site_dir, html_pages):
+        boxes = []
+        for javascript in (False, True):
+            tab = guarded(width=PHONE["width"], javascript=javascript)
+            tab.page.set_viewport_size(PHONE)
+            tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
+            if javascript:
+                tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
+            boxes.append(tab.page.evaluate(TABLE_BOXES))
+            tab.page.context.close()
+        off, on = boxes
+        assert len(off) == len(on), page
+        if "posenc-widget" in (site_dir / page).read_text():  # a widget is taller
+            off, on = [[0, h] for _, h in off], [[0, h] for _, h in on]  # heights
+        moved = [(a, b) for a, b in zip(off, on, strict=True)
+                 if abs(a[0] - b[0]) > 2 or abs(a[1] - b[1]) > 2]  # fmt: skip
+        assert moved == [], f"{page}: (top, height) without / with JavaScript"
+
+
 NOTEBOOK_LOOK = """() => {
   const content = document.querySelector('.md-content__inner');
   const cells = [...document.querySelectorAll('.jp-CodeCell .highlight-ipynb')];

@@ -447,6 +447,27 @@ def test_figure_numbers_on_screen_run_1_to_n(browser, site_url, path, javascript
         context.close()
 
 
+RESERVED_HEIGHT = """(name) => {
+  const probe = document.createElement("div");
+  probe.className = "posenc-widget";
+  probe.dataset.widget = name;  // not mounted: what the page reserves before
+  document.querySelector(".md-typeset").append(probe);
+  const reserved = parseFloat(getComputedStyle(probe).minHeight) || 0;
+  probe.remove();
+  return reserved;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_room_kept_before_mounting_is_within_10_percent(guarded, site_url, path, width):
+    page = open_widget(guarded, site_url, path, width=width).page
+    widget = page.locator(".posenc-widget")
+    mounted = widget.bounding_box()["height"]
+    reserved = page.evaluate(RESERVED_HEIGHT, widget.get_attribute("data-widget"))
+    assert abs(reserved - mounted) <= 0.1 * mounted, (reserved, mounted)
+
+
 def test_instant_navigation_mounts_once_per_visit(guarded, site_url):
     tab = guarded()
     page = tab.page
