@@ -150,7 +150,13 @@ def test_notebook_pages_offer_ipynb_and_py_that_exist_in_the_site(site_dir, html
         )
 
 
-TABLES = """() => [...document.querySelectorAll('.md-content table')].map(table => {
+# With JavaScript, read after two frames: the hint follows its scroller's timeline,
+# which takes a frame to update once Material's script has wrapped the table in a
+# new scroller. (Without it there is no rewrap, and no frame callbacks either.)
+TABLES = """async (settle) => {
+  const frame = () => new Promise(done => requestAnimationFrame(done));
+  if (settle) { await frame(); await frame(); }
+  return [...document.querySelectorAll('.md-content table')].map(table => {
   const box = table.closest('.posenc-table');
   const scroller = table.closest('.md-typeset__scrollwrap') || table;
   const hint = box && box.querySelector('.posenc-table__hint');
@@ -163,7 +169,8 @@ TABLES = """() => [...document.querySelectorAll('.md-content table')].map(table 
     hint: !!hint && hint.getBoundingClientRect().height > 0
       && getComputedStyle(hint).visibility === 'visible',
   };
-})"""
+  });
+}"""
 
 
 def pages_with_tables(site_dir, html_pages) -> list[Path]:
@@ -180,7 +187,9 @@ def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
         tab = guarded(width=PHONE["width"], javascript=javascript)
         tab.page.set_viewport_size(PHONE)
         tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
-        for table in tab.page.evaluate(TABLES):
+        if javascript:
+            tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
+        for table in tab.page.evaluate(TABLES, javascript):
             if table["tableWidth"] > PHONE["width"] or table["wide"]:
                 assert table["boxed"] and table["scrolls"], f"{page}: {table}"
             if table["boxed"]:
