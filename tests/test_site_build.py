@@ -143,3 +143,18 @@ def test_no_page_sends_readers_to_the_package_index(site_dir, html_pages):
         for command in re.findall(r"pip install\s+(.+)", text):
             if "posenc" in command:  # only by URL, file or clone
                 assert "/" in command or command.startswith("."), (page, command)
+
+
+# A plugin's page assets and the markup they serve: a page that has none of the
+# markup should not load them (markdown-exec adds pyodide's to every page).
+ASSET_MARKUP = {"assets/_markdown_exec_pyodide.": 'class="pyodide'}
+
+
+def test_pages_load_no_asset_for_markup_they_lack(site_dir, html_pages):
+    for page in html_pages:
+        soup = BeautifulSoup((site_dir / page).read_text(), "html.parser")
+        linked = [tag.get("href") or tag.get("src") for tag in soup(["link", "script"])]
+        html = str(soup)
+        for asset, markup in ASSET_MARKUP.items():
+            loads = [url for url in linked if url and asset in url]
+            assert not loads or markup in html, (page, loads)
