@@ -57,7 +57,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 unit: install
-	$(BIN)/python -m pytest -m "not build and not browser"
+	$(BIN)/python -m pytest -n 2 -m "not build and not browser"
 
 browser: install $(CHROMIUM)
 	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
