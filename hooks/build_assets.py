@@ -53,39 +53,40 @@ def figure_modules(project_dir: Path) -> list[str]:
     return [f"posenc_docs.figures.{p.stem}" for p in sorted(folder.glob("[!_]*.py"))]
 
 
-def render_all(jobs: list[tuple[str, str]]) -> list[bytes]:
-    """Draw ``(module, theme)`` jobs; many SVGs are spread over the cores, one
-    figure variant per task, so one large module does not keep a core waiting."""
-    variants = [v for job in jobs for v in build_cache.figure_variants(*job)]
+def render_all(modules: list[str]) -> list[bytes]:
+    """Draw figure modules; many SVGs are spread over the cores, one figure
+    variant per task, so one large module does not keep a core waiting."""
+    variants = [v for module in modules for v in build_cache.figure_variants(module)]
     if len(variants) < 4:
         svgs = [build_cache.draw_variant(*variant) for variant in variants]
     else:
         svgs = draw_in_workers(variants)
     drawn = dict(zip(variants, svgs, strict=True))
-    return [build_cache.module_json(*job, drawn) for job in jobs]
+    return [build_cache.module_json(module, drawn) for module in modules]
 
 
-def draw_in_workers(variants: list[tuple[str, str, bool]]) -> list[str]:
+def draw_in_workers(variants: list[tuple[str, bool]]) -> list[str]:
     """`build_cache.draw_variant` of each variant, on every core."""
     context = multiprocessing.get_context("spawn")  # no fork after torch has threads
     workers = min(os.cpu_count() or 1, len(variants))
     sys.path.insert(0, str(Path(build_cache.__file__).parent))  # workers import it
     try:
-        columns = zip(*variants, strict=True)  # slugs, themes, phones
+        columns = zip(*variants, strict=True)  # slugs, phones
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             return list(pool.map(build_cache.draw_variant, *columns))
     finally:
         sys.path.remove(str(Path(build_cache.__file__).parent))
 
 
-def figure_keys(project_dir: Path) -> dict[tuple[str, str], str]:
-    """``(module, "light")`` -> cache key: the module's sources, what it imports."""
+def figure_keys(project_dir: Path) -> dict[str, str]:
+    """Figure module -> cache key: the module's sources, what it imports."""
     keys = {}
     for module in figure_modules(project_dir):
         source = build_cache.module_path(module, project_dir).read_text()
-        extra = ["figures", "light"]
-        key = build_cache.artifact_key(source, project_dir, *extra, name=module)
-        keys[(module, "light")] = key
+        key = build_cache.artifact_key(
+            source, project_dir, "figures", build_cache.DRAWN_THEME, name=module
+        )
+        keys[module] = key
     return keys
 
 
@@ -93,10 +94,10 @@ def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
     """Every figure module drawn in the light theme; only the missing ones are
     drawn."""
     keys = figure_keys(project_dir)
-    missing = [job for job, key in keys.items() if store.get(key) is None]
-    for job, drawn in zip(missing, render_all(missing), strict=True):
-        store.put(keys[job], drawn)
-    return {job: json.loads(store.get(key)) for job, key in keys.items()}
+    missing = [module for module, key in keys.items() if store.get(key) is None]
+    for module, drawn in zip(missing, render_all(missing), strict=True):
+        store.put(keys[module], drawn)
+    return {module: json.loads(store.get(key)) for module, key in keys.items()}
 
 
 def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:

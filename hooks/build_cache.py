@@ -280,24 +280,27 @@ def on_config(config):
     return config
 
 
-def figure_variants(module: str, theme: str) -> list[tuple[str, str, bool]]:
-    """``(slug, theme, phone)`` of every SVG that figure module ``module`` draws."""
+DRAWN_THEME = "light"  # the dark SVGs are these recoloured (figures.spec)
+
+
+def figure_variants(module: str) -> list[tuple[str, bool]]:
+    """``(slug, phone)`` of every SVG that figure module ``module`` draws."""
     import importlib
 
     specs = getattr(importlib.import_module(module), "FIGURES", [])
-    return [(spec.slug, theme, phone) for spec in specs for phone in (False, True)]
+    return [(spec.slug, phone) for spec in specs for phone in (False, True)]
 
 
-def draw_variant(slug: str, theme: str, phone: bool) -> str:
-    """One SVG of one figure (importable by worker processes)."""
+def draw_variant(slug: str, phone: bool) -> str:
+    """One SVG of one figure, in ``DRAWN_THEME`` (importable by worker processes)."""
     from posenc_docs.figures import render
 
-    return render(slug, theme, phone).decode()
+    return render(slug, DRAWN_THEME, phone).decode()
 
 
-def module_json(module: str, theme: str, svgs: dict) -> bytes:
-    """JSON of one figure module in ``theme``: each figure's fields and SVGs
-    (from ``svgs``, keyed like `figure_variants`), and its widgets' attributes."""
+def module_json(module: str, svgs: dict) -> bytes:
+    """JSON of one figure module: each figure's fields and SVGs (from ``svgs``,
+    keyed like `figure_variants`), and its widgets' attributes."""
     import dataclasses
     import importlib
 
@@ -306,8 +309,8 @@ def module_json(module: str, theme: str, svgs: dict) -> bytes:
     specs = getattr(importlib.import_module(module), "FIGURES", [])
     figures = [
         {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
-        | {"draw": None, "svg": svgs[(spec.slug, theme, False)]}
-        | {"svg_phone": svgs[(spec.slug, theme, True)]}
+        | {"draw": None, "svg": svgs[(spec.slug, False)]}
+        | {"svg_phone": svgs[(spec.slug, True)]}
         for spec in specs
     ]
     widgets = getattr(importlib.import_module(module), "WIDGETS", {})

@@ -85,7 +85,7 @@ def keys(root: Path) -> dict[str, str]:
     result = {}
     for name, (source, module) in artifacts(root).items():
         if name.startswith("figure"):
-            result[name] = figure_keys[(module, "light")]
+            result[name] = figure_keys[module]
         elif name.startswith("example"):
             result[name] = build_cache.example_key(source, root)
         elif name.startswith("notebook"):
@@ -337,7 +337,7 @@ def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
 
     rebuilt = build_site(tmp_path / "rebuilt", cwd=project)
     new = {k: v - warm[k] for k, v in cache_entries(project).items()}
-    figures = {key for (name, _), key in build_assets.figure_keys(project).items()
+    figures = {key for name, key in build_assets.figure_keys(project).items()
                if imports_module("", name)}  # fmt: skip
     assert new["figures"] == figures and figures
     assert new["examples"] == {

@@ -65,20 +65,19 @@ def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
     monkeypatch.setattr(build_assets.build_cache, "artifact_key", lambda *a, **k: key(
         *a, "changed", **k))  # fmt: skip
     build_assets.figure_files(ROOT, tmp_path)
-    assert drawn == [(module, "light")]  # one theme drawn
+    assert drawn == [module]  # one theme drawn: dark is light recoloured
 
 
 def test_parallel_and_serial_drawing_give_the_same_bytes():
-    jobs = [(f"posenc_docs.figures.{m}", t) for m in ("part3_nope", "part3_axes")
-            for t in ("light", "dark")]  # fmt: skip
+    modules = [f"posenc_docs.figures.{m}" for m in ("part3_nope", "part3_axes")]
     cache = build_assets.build_cache
 
-    def in_this_process(module, theme):
-        variants = cache.figure_variants(module, theme)
+    def in_this_process(module):
+        variants = cache.figure_variants(module)
         svgs = {v: cache.draw_variant(*v) for v in variants}
-        return cache.module_json(module, theme, svgs)
+        return cache.module_json(module, svgs)
 
-    assert build_assets.render_all(jobs) == [in_this_process(*j) for j in jobs]
+    assert build_assets.render_all(modules) == [in_this_process(m) for m in modules]
 
 
 def test_number_formatting():
