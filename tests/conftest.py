@@ -45,6 +45,12 @@ def html_pages(site_dir) -> list[Path]:
     return pages
 
 
+def figure_slugs(images) -> list[str]:
+    """Slugs of a locator's figure ``<img>``s (``figures/<slug>-light.svg``)."""
+    return [images.nth(i).get_attribute("src").rsplit("/", 1)[1][: -len("-light.svg")]
+            for i in range(images.count())]  # fmt: skip
+
+
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass

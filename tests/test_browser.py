@@ -8,6 +8,8 @@ import statistics
 
 import pytest
 
+from tests.conftest import figure_slugs
+
 pytestmark = pytest.mark.browser
 
 RAW_TEX = ["$$", "\\frac", "\\sin", "\\(", "\\["]
@@ -50,8 +52,7 @@ def check_figures(tab, page, scheme) -> int:
     fetched = [u for u in tab.requested if u.endswith(f"-{other}.svg")]
     assert not fetched, f"{page}: fetched the {other} variant: {fetched}"
     hidden = tab.page.locator(".posenc-widget[data-mounted] picture img")
-    names = [hidden.nth(i).get_attribute("src").rsplit("/", 1)[1][: -len("-light.svg")]
-             for i in range(hidden.count())]  # fmt: skip
+    names = figure_slugs(hidden)
     fetched = [u for u in tab.requested for name in names if f"/{name}-" in u]
     assert not fetched, f"{page}: a mounted widget's fallback was fetched: {fetched}"
     return shown.count()

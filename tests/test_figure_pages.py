@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from posenc_docs.figures import BY_SLUG
+from tests.conftest import figure_slugs
 
 PHONE = {"width": 390, "height": 844}
 SMALLEST_PX = 9.0
@@ -160,9 +161,7 @@ def test_print_shows_the_static_figures_not_the_widget(guarded, site_url, path):
     fallbacks = tab.page.locator(".posenc-widget figure.posenc-fig")
     assert fallbacks.count() >= 1
     assert not any(fallbacks.nth(i).is_visible() for i in range(fallbacks.count()))
-    sources = fallbacks.locator("img")  # figures/<slug>-light.svg
-    slugs = [sources.nth(i).get_attribute("src").rsplit("/", 1)[1][: -len("-light.svg")]
-             for i in range(sources.count())]  # fmt: skip
+    slugs = figure_slugs(fallbacks.locator("img"))
     fetched = [u for u in tab.requested for slug in slugs if f"/{slug}-" in u]
     assert fetched == [], "a hidden fallback figure was fetched on screen"
     tab.page.emulate_media(media="print")

@@ -151,13 +151,7 @@ def test_notebook_pages_offer_ipynb_and_py_that_exist_in_the_site(site_dir, html
         )
 
 
-# With JavaScript, read after two frames: the hint follows its scroller's timeline,
-# which takes a frame to update once Material's script has wrapped the table in a
-# new scroller. (Without it there is no rewrap, and no frame callbacks either.)
-TABLES = """async (settle) => {
-  const frame = () => new Promise(done => requestAnimationFrame(done));
-  if (settle) { await frame(); await frame(); }
-  return [...document.querySelectorAll('.md-content table')].map(table => {
+TABLES = """() => [...document.querySelectorAll('.md-content table')].map(table => {
   const box = table.closest('.posenc-table');
   const scroller = table.closest('.md-typeset__scrollwrap') || table;
   const hint = box && box.querySelector('.posenc-table__hint');
@@ -170,16 +164,16 @@ TABLES = """async (settle) => {
     hint: !!hint && hint.getBoundingClientRect().height > 0
       && getComputedStyle(hint).visibility === 'visible',
   };
-  });
-}"""
+})"""
 
 
-def settled_tables(tab, javascript: bool, seconds: float = 5.0) -> list[dict]:
-    """``TABLES`` once every hint agrees with its table (or after ``seconds``): under
-    load the scroll timeline can be a few frames late, with JavaScript on or off."""
+def settled_tables(tab, seconds: float = 5.0) -> list[dict]:
+    """``TABLES`` once every hint agrees with its table (or after ``seconds``): the
+    hint follows its scroller's timeline, which can be frames late under load, and
+    with JavaScript a frame late again once Material has rewrapped the table."""
     deadline = time.monotonic() + seconds
     while True:
-        tables = tab.page.evaluate(TABLES, javascript)
+        tables = tab.page.evaluate(TABLES)
         settled = all(t["hint"] == t["wide"] for t in tables if t["boxed"])
         if settled or time.monotonic() > deadline:
             return tables
@@ -190,6 +184,16 @@ def pages_with_tables(site_dir, html_pages) -> list[Path]:
     return [p for p in html_pages if "posenc-table" in (site_dir / p).read_text()]
 
 
+def open_on_a_phone(guarded, site_url, page, javascript: bool):
+    """``page`` at phone size; with JavaScript, once Material has wrapped its tables."""
+    tab = guarded(width=PHONE["width"], javascript=javascript)
+    tab.page.set_viewport_size(PHONE)
+    tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
+    if javascript:
+        tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
+    return tab
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("javascript", [True, False])
 def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
@@ -197,12 +201,8 @@ def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
 ):
     wide = 0
     for page in pages_with_tables(site_dir, html_pages):
-        tab = guarded(width=PHONE["width"], javascript=javascript)
-        tab.page.set_viewport_size(PHONE)
-        tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
-        if javascript:
-            tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
-        for table in settled_tables(tab, javascript):
+        tab = open_on_a_phone(guarded, site_url, page, javascript)
+        for table in settled_tables(tab):
             if table["tableWidth"] > PHONE["width"] or table["wide"]:
                 assert table["boxed"] and table["scrolls"], f"{page}: {table}"
             if table["boxed"]:
@@ -226,11 +226,7 @@ def test_wrapping_a_table_moves_nothing(guarded, site_url, site_dir, html_pages)
     for page in pages_with_tables(site_dir, html_pages):
         boxes = []
         for javascript in (False, True):
-            tab = guarded(width=PHONE["width"], javascript=javascript)
-            tab.page.set_viewport_size(PHONE)
-            tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
-            if javascript:
-                tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
+            tab = open_on_a_phone(guarded, site_url, page, javascript)
             boxes.append(tab.page.evaluate(TABLE_BOXES))
             tab.page.context.close()
         off, on = boxes
