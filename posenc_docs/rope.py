@@ -323,23 +323,45 @@ def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     return torch.view_as_real(as_complex * cis).flatten(-2)  # (..., T, d)
 
 
+def _across_rows(t: torch.Tensor, first: int, second: int) -> torch.Tensor:
+    """A (..., T-1, 2, d/2) view of t (..., T, d), no copy.
+
+    ``[..., i, 0, :]`` is ``t[..., i, first:first + d/2]`` and ``[..., i, 1, :]`` is
+    ``t[..., i + 1, second:second + d/2]``: one half of a row beside the other half
+    of the next row, so that one strided op reaches both halves.
+    """
+    *lead, length, d = t.shape
+    *lead_strides, row, col = t.stride()
+    size = (*lead, length - 1, 2, d // 2)
+    strides = (*lead_strides, row, row + (second - first) * col, col)
+    return t.as_strided(size, strides, t.storage_offset() + first * col)
+
+
 def _rotate_half(x, cos, sin):
     """x (..., T, d) rotated by cos/sin (..., T, d/2) in the half layout.
 
-    Three passes, two of them in place: x cos, then -b sin and +a sin added to the
-    halves (HF's `x cos + rotate_half(x) sin` makes five, and two temporaries).
+    Two passes: ``out = x cos``, then one addcmul that adds ``+a sin`` to the
+    second half of row t and ``-b sin`` to the first half of row t + 1 for every t
+    at once (through `_across_rows` views), and two one-row fix-ups at the ends.
+    HF's ``x cos + rotate_half(x) sin`` makes five passes and two temporaries.
     """
-    half = x.shape[-1] // 2
+    half, length = x.shape[-1] // 2, x.shape[-2]
     out = x * torch.cat([cos, cos], dim=-1)  # (..., T, d): (a cos, b cos)
-    out[..., :half].addcmul_(x[..., half:], sin, value=-1)  # a cos - b sin
-    out[..., half:].addcmul_(x[..., :half], sin)  # b cos + a sin
+    x = x.expand(out.shape)
+    if length > 1:
+        if out.stride(-2) < half * out.stride(-1):  # e.g. T innermost: no such view
+            out = out.contiguous()
+        sin_pairs = torch.stack([sin[..., :-1, :], -sin[..., 1:, :]], dim=-2)
+        _across_rows(out, half, 0).addcmul_(_across_rows(x, 0, half), sin_pairs)
+    out[..., :1, :half].addcmul_(x[..., :1, half:], sin[..., :1, :], value=-1)
+    out[..., -1:, half:].addcmul_(x[..., -1:, :half], sin[..., -1:, :])
     return out
 
 
 class _HalfRotation(torch.autograd.Function):
     """Half-layout rotation with a hand-written backward.
 
-    The backward is the transposed rotation R_m^T g = R_(-m) g: the same three
+    The backward is the transposed rotation R_m^T g = R_(-m) g: the same two
     passes with sin negated, where autograd's own would copy the gradient twice.
     """
 

@@ -5,6 +5,7 @@ rotation matrix R_m of RoFormer (Su et al. 2021, eq. 15) for the interleaved
 layout, and Hugging Face's ``x * cos + rotate_half(x) * sin`` for the half layout.
 """
 
+import itertools
 from functools import partial
 
 import numpy as np
@@ -591,6 +592,30 @@ def test_transposed_views_rotate_and_backpropagate_like_contiguous(layout):
         results.append((out, grad_x))
     for got, want in zip(*results, strict=True):
         torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("T", [1, 2, 5])
+@pytest.mark.parametrize("order", list(itertools.permutations(range(4))))
+def test_half_layout_in_every_memory_order_matches_numpy(order, T):
+    """Any stride order (T innermost included) and T = 1: forward and gradient.
+
+    The gradient of sum(out * g) is the transposed rotation R_m^T g = R_(-m) g.
+    """
+    shape = (2, 3, T, 8)  # (B, H, T, d)
+    stored = _f64(*(shape[i] for i in order), seed=12)
+    x = stored.permute(*(order.index(i) for i in range(4)))  # (B, H, T, d) view
+    positions = torch.arange(3, 3 + T).expand(2, 1, T)  # batched (B, 1, T)
+    grad = _f64(*shape, seed=13).detach()
+    out = apply_rope_torch(x, positions, layout="half")
+    (grad_x,) = torch.autograd.grad(out, stored, grad)
+    pos = positions.numpy()
+    want = apply_rope(x.detach().numpy(), pos, layout="half")
+    want_grad = apply_rope(grad.numpy(), -pos, layout="half")
+    np.testing.assert_allclose(out.detach().numpy(), want, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        grad_x.permute(*(order.index(i) for i in range(4))).numpy(),
+        want_grad, rtol=0, atol=1e-12
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
