@@ -21,7 +21,7 @@ import pytest
 from posenc_docs.pages.install import WHEEL, WHEEL_PATH
 from tests.conftest import ROOT
 from tests.test_hooks import load
-from tests.test_site_build import reader_code
+from tests.test_site_build import run_page_blocks
 
 wheel_hook = load("wheel")
 
@@ -191,16 +191,10 @@ def test_reader_venv_has_only_numpy_torch_and_the_wheel(reader, tmp_path):
 def test_every_copyable_block_runs_from_the_installed_wheel(
     reader, site_dir, html_pages, tmp_path
 ):
-    ran = 0
-    for page in html_pages:
-        blocks = reader_code((site_dir / page).read_text())
-        if blocks:
-            script = tmp_path / (page.parent.as_posix().replace("/", "_") + ".py")
-            script.write_text("\n\n".join(blocks))
-            result = in_venv(reader, "-I", script, cwd=tmp_path)
-            assert result.returncode == 0, f"{page}:\n{result.stderr[-3000:]}"
-            ran += len(blocks)
-    assert ran >= 50
+    def run(script):
+        return in_venv(reader, "-I", script, cwd=script.parent)
+
+    assert run_page_blocks(site_dir, html_pages, tmp_path, run) >= 50
 
 
 @pytest.mark.build
