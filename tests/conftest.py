@@ -2,6 +2,7 @@
 one) and a Chromium page that refuses every request leaving 127.0.0.1."""
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -98,12 +99,25 @@ def browser():
         b.close()
 
 
+# Only these requests leave Chromium's network stack unpaused; any other is routed
+# to Python, recorded and aborted.
+OFF_ORIGIN = re.compile(r"^(?!http://127\.0\.0\.1:|data:|blob:|about:)")
+
+
 class GuardedPage:
-    """A page whose requests outside 127.0.0.1 are aborted and recorded."""
+    """A page whose requests outside 127.0.0.1 are aborted and recorded.
+
+    ``requested`` lists every request the page made; ``settle()`` waits until
+    none has been in flight for a while (Playwright's networkidle waits 500 ms).
+    """
 
     def __init__(self, context):
         self.blocked, self.errors, self.requested = [], [], []
-        context.route("**/*", self._guard)
+        self._in_flight = set()
+        context.on("request", self._started)
+        context.on("requestfinished", lambda r: self._in_flight.discard(r))
+        context.on("requestfailed", lambda r: self._in_flight.discard(r))
+        context.route(OFF_ORIGIN, self._block)
         self.page = context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         self.page.on(
@@ -111,26 +125,45 @@ class GuardedPage:
             lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"),
         )
 
-    def _guard(self, route):
-        url = route.request.url
-        self.requested.append(url)
-        if url.startswith(("http://127.0.0.1:", "data:", "blob:", "about:")):
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
+    def _started(self, request):
+        self.requested.append(request.url)
+        self._in_flight.add(request)
+
+    def _block(self, route):
+        self.blocked.append(route.request.url)
+        route.abort()
+
+    def settle(self, quiet_ms: int = 150, timeout_ms: int = 30_000) -> None:
+        """Wait until no request has been in flight for ``quiet_ms``."""
+        quiet = waited = 0
+        while quiet < quiet_ms:
+            assert waited < timeout_ms, f"still loading: {self._in_flight}"
+            self.page.wait_for_timeout(25)
+            quiet, waited = (0 if self._in_flight else quiet + 25), waited + 25
+
+    def open(self, url: str) -> "GuardedPage":
+        """Go to ``url`` and wait for its load event and then a settled network."""
+        self.page.goto(url, wait_until="load")
+        self.settle()
+        return self
+
+
+def guarded_page(browser, color_scheme="light", width=1280, javascript=True):
+    """A `GuardedPage` in a fresh context of ``browser``; close its context after."""
+    context = browser.new_context(
+        color_scheme=color_scheme,
+        viewport={"width": width, "height": 900},
+        java_script_enabled=javascript,
+    )
+    return GuardedPage(context)
 
 
 @pytest.fixture
 def guarded(browser):
-    def open_page(color_scheme="light", width=1280, javascript=True):
-        context = browser.new_context(
-            color_scheme=color_scheme,
-            viewport={"width": width, "height": 900},
-            java_script_enabled=javascript,
-        )
-        opened.append(context)
-        return GuardedPage(context)
+    def open_page(**options):
+        tab = guarded_page(browser, **options)
+        opened.append(tab.page.context)
+        return tab
 
     opened = []
     yield open_page

@@ -31,23 +31,35 @@ VISIBLE_TEXT = """() => {
 
 
 def visit(guarded, site_url, page, **options):
-    tab = guarded(**options)
-    tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="networkidle")
-    return tab
+    return guarded(**options).open(f"{site_url}/{page.parent.as_posix()}/")
+
+
+# Each figure outside a widget, scrolled to and decoded, as the reader sees it.
+SHOWN_FIGURES = """async () => {
+  const images = [...document.querySelectorAll('picture.posenc-figure img')]
+    .filter(img => !img.closest('.posenc-widget'));
+  const seen = [];
+  for (const img of images) {
+    img.scrollIntoView({block: 'center'});
+    await img.decode();
+    seen.push({src: img.currentSrc, naturalWidth: img.naturalWidth,
+               alt: img.getAttribute('alt'), width: Number(img.getAttribute('width')),
+               visible: img.checkVisibility({visibilityProperty: true})
+                 && img.getBoundingClientRect().width > 0});
+  }
+  return seen;
+}"""
 
 
 def check_figures(tab, page, scheme) -> int:
     """Figures show in ``scheme``, sized before load; the other scheme's never load."""
-    shown = tab.page.locator("picture.posenc-figure img:not(.posenc-widget img)")
-    for i in range(shown.count()):
-        image = shown.nth(i)
-        image.scroll_into_view_if_needed()
-        image.evaluate("img => img.decode()")
-        assert image.is_visible(), f"{page}: figure hidden"
-        assert image.evaluate("img => img.currentSrc").endswith(f"-{scheme}.svg"), page
-        assert image.evaluate("img => img.naturalWidth") > 100, page
-        assert image.get_attribute("alt"), f"{page}: figure without alt text"
-        assert int(image.get_attribute("width")) > 100, f"{page}: figure unsized"
+    shown = tab.page.evaluate(SHOWN_FIGURES)
+    for image in shown:
+        assert image["visible"], f"{page}: figure hidden"
+        assert image["src"].endswith(f"-{scheme}.svg"), (page, image)
+        assert image["naturalWidth"] > 100, (page, image)
+        assert image["alt"], f"{page}: figure without alt text"
+        assert image["width"] > 100, f"{page}: figure unsized"
     other = "dark" if scheme == "light" else "light"
     fetched = [u for u in tab.requested if u.endswith(f"-{other}.svg")]
     assert not fetched, f"{page}: fetched the {other} variant: {fetched}"
@@ -55,7 +67,7 @@ def check_figures(tab, page, scheme) -> int:
     names = figure_slugs(hidden)
     fetched = [u for u in tab.requested for name in names if f"/{name}-" in u]
     assert not fetched, f"{page}: a mounted widget's fallback was fetched: {fetched}"
-    return shown.count()
+    return len(shown)
 
 
 def check_narrow(tab, page) -> None:
@@ -68,9 +80,12 @@ def check_narrow(tab, page) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_page(guarded, site_url, html_pages, scheme):
-    figures = 0
+    """Page after page in one tab, as a reader goes (routing keeps the cache off)."""
+    tab, figures = guarded(color_scheme=scheme), 0
     for page in html_pages:
-        tab = visit(guarded, site_url, page, color_scheme=scheme)
+        tab.page.set_viewport_size({"width": 1280, "height": 900})
+        tab.requested.clear()
+        tab.open(f"{site_url}/{page.parent.as_posix()}/")
         assert tab.blocked == [], f"{page}: requests left 127.0.0.1: {tab.blocked}"
         assert tab.errors == [], f"{page}: {tab.errors}"
         katex_scripts = tab.page.locator('script[src*="katex"]').count()
@@ -80,8 +95,21 @@ def test_every_page(guarded, site_url, html_pages, scheme):
         figures += check_figures(tab, page, scheme)
         check_narrow(tab, page)
         assert tab.errors == [], f"{page} at 390 px: {tab.errors}"
-        tab.page.context.close()
     assert figures >= 20
+
+
+def test_the_guard_aborts_and_records_only_requests_leaving_127_0_0_1(
+    guarded, site_url
+):
+    tab = guarded().open(f"{site_url}/install/")
+    local = len(tab.requested)
+    outcome = tab.page.evaluate("""async () => {
+      const tries = ['https://example.com/x.js', 'http://10.0.0.1/y.css', '/'];
+      return Promise.all(tries.map(u => fetch(u).then(r => r.ok, () => 'refused')));
+    }""")
+    assert outcome == ["refused", "refused", True]
+    assert tab.blocked == ["https://example.com/x.js", "http://10.0.0.1/y.css"]
+    assert local >= 5 and len(tab.requested) == local + 3
 
 
 def test_math_is_rendered_by_local_katex(guarded, site_url):

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, guarded_page
 
 NODE = shutil.which("node")
 PHONE = {"width": 390, "height": 844}
@@ -184,52 +184,57 @@ def pages_with_tables(site_dir, html_pages) -> list[Path]:
     return [p for p in html_pages if "posenc-table" in (site_dir / p).read_text()]
 
 
-def open_on_a_phone(guarded, site_url, page, javascript: bool):
-    """``page`` at phone size; with JavaScript, once Material has wrapped its tables."""
-    tab = guarded(width=PHONE["width"], javascript=javascript)
-    tab.page.set_viewport_size(PHONE)
-    tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
-    if javascript:
-        tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
-    return tab
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("javascript", [True, False])
-def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
-    guarded, site_url, site_dir, html_pages, javascript
-):
-    wide = 0
-    for page in pages_with_tables(site_dir, html_pages):
-        tab = open_on_a_phone(guarded, site_url, page, javascript)
-        for table in settled_tables(tab):
-            if table["tableWidth"] > PHONE["width"] or table["wide"]:
-                assert table["boxed"] and table["scrolls"], f"{page}: {table}"
-            if table["boxed"]:
-                assert table["hint"] == table["wide"], f"{page}: {table}"
-            wide += table["wide"]
-        tab.page.context.close()
-    assert wide >= 5  # the comparison, extension and Part III tables
-
-
 TABLE_BOXES = """() => [...document.querySelectorAll('.posenc-table')].map(box => {
   const r = box.getBoundingClientRect();
   return [Math.round(r.top + scrollY), Math.round(r.height)];
 })"""
 
 
+@pytest.fixture(scope="module")
+def phone_tables(browser, site_url, site_dir, html_pages) -> dict:
+    """{(page, javascript): (TABLE_BOXES, settled TABLES)} of every page with a
+    table at phone size, JavaScript off and on (with it, once Material has wrapped
+    the tables): one load each, in one tab per mode, read by both table tests."""
+    tabs = {js: guarded_page(browser, javascript=js) for js in (False, True)}
+    seen = {}
+    for page in pages_with_tables(site_dir, html_pages):
+        for javascript, tab in tabs.items():
+            tab.page.set_viewport_size(PHONE)
+            tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
+            if javascript:
+                tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
+            boxes = tab.page.evaluate(TABLE_BOXES)
+            seen[page, javascript] = boxes, settled_tables(tab)
+    for tab in tabs.values():
+        tab.page.context.close()
+    return seen
+
+
 @pytest.mark.browser
-def test_wrapping_a_table_moves_nothing(guarded, site_url, site_dir, html_pages):
+@pytest.mark.parametrize("javascript", [True, False])
+def test_tables_wider_than_a_phone_scroll_in_a_container_with_the_hint(
+    phone_tables, javascript
+):
+    wide = 0
+    for (page, js), (_, tables) in phone_tables.items():
+        for table in tables if js == javascript else []:
+            if table["tableWidth"] > PHONE["width"] or table["wide"]:
+                assert table["boxed"] and table["scrolls"], f"{page}: {table}"
+            if table["boxed"]:
+                assert table["hint"] == table["wide"], f"{page}: {table}"
+            wide += table["wide"]
+    assert wide >= 5  # the comparison, extension and Part III tables
+
+
+@pytest.mark.browser
+def test_wrapping_a_table_moves_nothing(phone_tables, site_dir):
     """Material's script wraps each table after load; every table box has the same
     place and height before (JavaScript off) and after, so the late wrap shifts no
     text (it did by 0.2-0.5 CLS on the lab and API pages under load)."""
-    for page in pages_with_tables(site_dir, html_pages):
-        boxes = []
-        for javascript in (False, True):
-            tab = open_on_a_phone(guarded, site_url, page, javascript)
-            boxes.append(tab.page.evaluate(TABLE_BOXES))
-            tab.page.context.close()
-        off, on = boxes
+    pages = {page for page, _ in phone_tables}
+    assert pages
+    for page in sorted(pages):
+        off, on = phone_tables[page, False][0], phone_tables[page, True][0]
         assert len(off) == len(on), page
         if "posenc-widget" in (site_dir / page).read_text():  # a widget is taller
             off, on = [[0, h] for _, h in off], [[0, h] for _, h in on]  # heights
