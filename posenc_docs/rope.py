@@ -326,28 +326,34 @@ def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
 def _across_rows(t: torch.Tensor, first: int, second: int) -> torch.Tensor:
     """A (..., T-1, 2, d/2) view of t (..., T, d), no copy.
 
-    ``[..., i, 0, :]`` is ``t[..., i, first:first + d/2]`` and ``[..., i, 1, :]`` is
-    ``t[..., i + 1, second:second + d/2]``: one half of a row beside the other half
+    `[..., i, 0, :]` is `t[..., i, first:first + d/2]` and `[..., i, 1, :]` is
+    `t[..., i + 1, second:second + d/2]`: one half of a row beside the other half
     of the next row, so that one strided op reaches both halves.
     """
     *lead, length, d = t.shape
     *lead_strides, row, col = t.stride()
     size = (*lead, length - 1, 2, d // 2)
     strides = (*lead_strides, row, row + (second - first) * col, col)
-    return t.as_strided(size, strides, t.storage_offset() + first * col)
+    return t[..., first:].as_strided(size, strides)  # from t's offset + first
 
 
 def _rotate_half(x, cos, sin):
     """x (..., T, d) rotated by cos/sin (..., T, d/2) in the half layout.
 
-    Two passes: ``out = x cos``, then one addcmul that adds ``+a sin`` to the
-    second half of row t and ``-b sin`` to the first half of row t + 1 for every t
+    Two passes: `out = x cos`, then one addcmul that adds `+a sin` to the
+    second half of row t and `-b sin` to the first half of row t + 1 for every t
     at once (through `_across_rows` views), and two one-row fix-ups at the ends.
-    HF's ``x cos + rotate_half(x) sin`` makes five passes and two temporaries.
+    HF's `x cos + rotate_half(x) sin` makes five passes and two temporaries.
+    Under `torch.compile` the halves are updated by two addcmuls instead (the
+    compiler fuses them; it cannot trace writes through `as_strided`).
     """
     half, length = x.shape[-1] // 2, x.shape[-2]
     out = x * torch.cat([cos, cos], dim=-1)  # (..., T, d): (a cos, b cos)
     x = x.expand(out.shape)
+    if torch.compiler.is_compiling():  # it bans writes through as_strided views
+        out[..., :half].addcmul_(x[..., half:], sin, value=-1)  # a cos - b sin
+        out[..., half:].addcmul_(x[..., :half], sin)  # b cos + a sin
+        return out
     if length > 1:
         if out.stride(-2) < half * out.stride(-1):  # e.g. T innermost: no such view
             out = out.contiguous()

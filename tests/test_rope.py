@@ -633,14 +633,18 @@ def test_low_precision_in_same_dtype_out(layout, dtype):
 
 
 def test_torch_compile_matches_eager():
+    """One graph (fullgraph: no break), forward and backward, both layouts."""
     if not hasattr(torch, "compile"):
         pytest.skip("torch.compile is unavailable in this torch build")
     q = torch.randn(1, 2, 5, 8, generator=torch.Generator().manual_seed(11))
+    q.requires_grad_()
     for layout in LAYOUTS:
         rope = RotaryEmbedding(8, layout=layout)
         # aot_eager traces forward and backward without a C++ toolchain: cheap
-        compiled = torch.compile(rope, backend="aot_eager", fullgraph=False)
-        for got, want in zip(
-            compiled(q, q, offset=3), rope(q, q, offset=3), strict=True
-        ):
+        compiled = torch.compile(rope, backend="aot_eager", fullgraph=True)
+        results = []
+        for module in (compiled, rope):
+            out = module(q, q, offset=3)
+            results.append((*out, *torch.autograd.grad(sum(o.sum() for o in out), q)))
+        for got, want in zip(*results, strict=True):
             torch.testing.assert_close(got, want)  # float32 rounding (decomposed ops)
