@@ -22,13 +22,22 @@ CLS_SCRIPT = """() => new Promise(resolve => {
 
 
 def measure_page(page, url: str) -> dict:
-    """Load ``url`` in a fresh Playwright ``page``; gzip bytes, requests and CLS."""
+    """Load ``url`` in a Playwright ``page``; gzip bytes, requests and CLS.
+
+    The page must not serve from a cache (a fresh context, or one with a route,
+    which turns the cache off): every byte a cold reader downloads is counted.
+    """
     bodies = []
-    page.on("response", lambda r: bodies.append(r))
+
+    def record(response):
+        bodies.append(response)
+
+    page.on("response", record)
     page.goto(url, wait_until="networkidle")
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_load_state("networkidle")
     cls = page.evaluate(CLS_SCRIPT)
+    page.remove_listener("response", record)
     sizes = {r.url: len(gzip.compress(r.body(), 6)) for r in bodies if r.ok}
     return {"gzip": sum(sizes.values()), "requests": sizes, "cls": cls}
 
