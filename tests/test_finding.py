@@ -196,10 +196,11 @@ def phone_tables(browser, site_url, site_dir, html_pages) -> dict:
     table at phone size, JavaScript off and on (with it, once Material has wrapped
     the tables): one load each, in one tab per mode, read by both table tests."""
     tabs = {js: guarded_page(browser, javascript=js) for js in (False, True)}
+    for tab in tabs.values():
+        tab.page.set_viewport_size(PHONE)  # kept from page to page
     seen = {}
     for page in pages_with_tables(site_dir, html_pages):
         for javascript, tab in tabs.items():
-            tab.page.set_viewport_size(PHONE)
             tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
             if javascript:
                 tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
