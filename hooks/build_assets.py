@@ -4,7 +4,8 @@ Nothing is written into ``docs/``. KaTeX comes from ``node_modules`` (``npm ci``
 figures are drawn by ``posenc_docs.figures`` in the light theme and cached under
 ``.cache/figures/``, each figure module by its own sources (``hooks/build_cache.py``),
 so a build redraws only the figures whose code changed; each dark variant is its
-light one recoloured (``spec.dark_variant``).
+light one recoloured (``spec.dark_variant``). Missing figures are drawn in worker
+processes while the pages build: started in ``on_files``, collected in ``on_env``.
 """
 
 import json
@@ -20,7 +21,7 @@ import build_cache  # hooks/build_cache.py
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from posenc_docs.figures.spec import dark_variant, figure_path, svg_size
+from posenc_docs.figures.spec import THEMES, dark_variant, figure_path, svg_size
 
 FIGURE_IMG = re.compile(
     r'<(?:img src|source srcset)="(?P<src>[^"]*figures/(?P<name>[^"/]+\.svg))"'
@@ -53,29 +54,47 @@ def figure_modules(project_dir: Path) -> list[str]:
     return [f"posenc_docs.figures.{p.stem}" for p in sorted(folder.glob("[!_]*.py"))]
 
 
-def render_all(modules: list[str]) -> list[bytes]:
-    """Draw figure modules; many SVGs are spread over the cores, one figure
-    variant per task, so one large module does not keep a core waiting."""
-    variants = [v for module in modules for v in build_cache.figure_variants(module)]
-    if len(variants) < 4:
-        svgs = [build_cache.draw_variant(*variant) for variant in variants]
-    else:
-        svgs = draw_in_workers(variants)
-    drawn = dict(zip(variants, svgs, strict=True))
-    return [build_cache.module_json(module, drawn) for module in modules]
+class Drawing:
+    """Figure modules being drawn while the build goes on: one figure variant per
+    task on every core (one large module does not keep a core waiting); a few
+    variants are drawn here at once."""
 
+    def __init__(self, modules: list[str]):
+        self.modules = modules
+        self.variants = [v for m in modules for v in build_cache.figure_variants(m)]
+        self.pool, self.futures = None, []
+        if len(self.variants) < 4:
+            self.svgs = [build_cache.draw_variant(*v) for v in self.variants]
+        else:
+            self.svgs = None
+            self.start_workers()
 
-def draw_in_workers(variants: list[tuple[str, bool]]) -> list[str]:
-    """`build_cache.draw_variant` of each variant, on every core."""
-    context = multiprocessing.get_context("spawn")  # no fork after torch has threads
-    workers = min(os.cpu_count() or 1, len(variants))
-    sys.path.insert(0, str(Path(build_cache.__file__).parent))  # workers import it
-    try:
-        columns = zip(*variants, strict=True)  # slugs, phones
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            return list(pool.map(build_cache.draw_variant, *columns))
-    finally:
-        sys.path.remove(str(Path(build_cache.__file__).parent))
+    def start_workers(self):
+        context = multiprocessing.get_context("spawn")  # no fork: torch has threads
+        workers = min(os.cpu_count() or 1, len(self.variants))
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        hooks = str(Path(build_cache.__file__).parent)
+        sys.path.insert(0, hooks)  # workers import build_cache; spawned on submit
+        try:
+            draw = build_cache.draw_variant
+            self.futures = [self.pool.submit(draw, *v) for v in self.variants]
+        finally:
+            sys.path.remove(hooks)
+
+    def result(self) -> dict[tuple[str, bool], str]:
+        """``(slug, phone)`` -> SVG of every variant, waiting for the workers."""
+        if self.svgs is None:
+            try:
+                self.svgs = [future.result() for future in self.futures]
+            finally:
+                self.close()
+        return dict(zip(self.variants, self.svgs, strict=True))
+
+    def close(self):
+        """Stop the workers; drawings not started are dropped."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
 
 
 def figure_keys(project_dir: Path) -> dict[str, str]:
@@ -90,36 +109,68 @@ def figure_keys(project_dir: Path) -> dict[str, str]:
     return keys
 
 
-def drawn_modules(project_dir: Path, store: build_cache.Store) -> dict:
-    """Every figure module drawn in the light theme; only the missing ones are
-    drawn."""
-    keys = figure_keys(project_dir)
-    missing = [module for module, key in keys.items() if store.get(key) is None]
-    for module, drawn in zip(missing, render_all(missing), strict=True):
-        store.put(keys[module], drawn)
-    return {module: json.loads(store.get(key)) for module, key in keys.items()}
+class FigureFiles:
+    """Every figure's SVGs in both themes, for desktops and for phones.
+
+    Made in `on_files`: what the cache (``.cache/figures/``, one entry per figure
+    module) lacks starts drawing, and each figure's fields and each widget's
+    attributes are published at once, for the macros, so pages build meanwhile
+    and a page's ``figure()`` needs no figure module imported. `files` waits
+    for the drawings (`on_env`, before MkDocs copies files into the site).
+    """
+
+    def __init__(self, project_dir: Path, cache_dir: Path):
+        self.store = build_cache.Store(cache_dir)
+        self.keys = figure_keys(project_dir)
+        self.modules = {}
+        for module, key in self.keys.items():
+            if (hit := self.store.get(key)) is not None:
+                self.modules[module] = json.loads(hit)
+        self.missing = [module for module in self.keys if module not in self.modules]
+        self.modules |= {m: build_cache.module_fields(m) for m in self.missing}
+        self.modules = {module: self.modules[module] for module in self.keys}
+        self.drawing = Drawing(self.missing)
+        self.publish()
+
+    def publish(self):
+        specs = {}
+        for module in self.modules.values():
+            for figure in module["figures"]:
+                fields = {k: v for k, v in figure.items() if not k.startswith("svg")}
+                specs[figure["slug"]] = SimpleNamespace(**fields)
+            build_cache.WIDGET_ATTRIBUTES.update(module["widgets"])
+        build_cache.FIGURE_SPECS.clear()
+        build_cache.FIGURE_SPECS.update(specs)
+
+    @property
+    def paths(self) -> list[str]:
+        """Site path of every SVG (known before any is drawn)."""
+        return [
+            figure_path(figure["slug"], theme, phone)
+            for module in self.modules.values()
+            for figure in module["figures"]
+            for phone in (False, True)
+            for theme in THEMES
+        ]
+
+    def files(self) -> dict[str, bytes]:
+        """Site path -> SVG bytes; each dark SVG is its light one recoloured."""
+        svgs = self.drawing.result()
+        for module in self.missing:
+            drawn = build_cache.module_json(self.modules[module], svgs)
+            self.modules[module] = json.loads(self.store.put(self.keys[module], drawn))
+        files = {}
+        for figure in (f for m in self.modules.values() for f in m["figures"]):
+            for phone, field in ((False, "svg"), (True, "svg_phone")):
+                light = figure[field].encode()
+                files[figure_path(figure["slug"], "light", phone)] = light
+                files[figure_path(figure["slug"], "dark", phone)] = dark_variant(light)
+        return files
 
 
 def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
-    """Site path -> SVG bytes of every figure in both themes, for desktops and for
-    phones; drawn on cache miss.
-
-    Also publishes each figure's fields and each widget's attributes, for the
-    macros, so that a page's ``figure()`` needs no figure module imported.
-    """
-    files, specs = {}, {}
-    drawn = drawn_modules(project_dir, build_cache.Store(cache_dir))
-    for module in drawn.values():
-        for figure in module["figures"]:
-            for phone, field in ((False, "svg"), (True, "svg_phone")):
-                light = figure.pop(field).encode()
-                files[figure_path(figure["slug"], "light", phone)] = light
-                files[figure_path(figure["slug"], "dark", phone)] = dark_variant(light)
-            specs[figure["slug"]] = SimpleNamespace(**figure)
-        build_cache.WIDGET_ATTRIBUTES.update(module["widgets"])
-    build_cache.FIGURE_SPECS.clear()
-    build_cache.FIGURE_SPECS.update(specs)
-    return files
+    """Site path -> SVG bytes of every figure, drawn on cache miss (at once)."""
+    return FigureFiles(project_dir, cache_dir).files()
 
 
 def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
@@ -134,6 +185,7 @@ def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
 
 
 _figure_sizes: dict[str, tuple[int, int]] = {}
+_drawing: list[tuple[FigureFiles, list[File]]] = []  # from on_files to on_env
 
 
 def on_config(config):
@@ -142,15 +194,36 @@ def on_config(config):
 
 
 def on_files(files, config):
+    stop_drawing()  # an earlier build of this process (serve) that failed
     project_dir = Path(config.config_file_path).parent
-    generated = katex_files(katex_dir(project_dir))
-    figures = figure_files(project_dir, project_dir / ".cache" / "figures")
-    _figure_sizes.update({path: svg_size(svg) for path, svg in figures.items()})
-    generated |= figures
-    for src_uri, content in generated.items():
+    for src_uri, content in katex_files(katex_dir(project_dir)).items():
         files.append(File.generated(config, src_uri, content=content))
+    figures = FigureFiles(project_dir, project_dir / ".cache" / "figures")
+    pending = [File.generated(config, path, content=b"") for path in figures.paths]
+    for file in pending:  # in the site's files now (links are checked), bytes later
+        files.append(file)
+    _drawing.append((figures, pending))
     return files
+
+
+def on_env(env, config, files):
+    figures, pending = _drawing.pop()
+    drawn = figures.files()
+    for file in pending:
+        file.content_bytes = drawn[file.src_uri]
+        _figure_sizes[file.src_uri] = svg_size(drawn[file.src_uri])
+    return env
 
 
 def on_post_page(output, page, config):
     return with_sizes(output, _figure_sizes)
+
+
+def on_build_error(error):
+    stop_drawing()
+
+
+def stop_drawing():
+    """Stop the workers of a build that ended between on_files and on_env."""
+    while _drawing:
+        _drawing.pop()[0].drawing.close()

@@ -298,23 +298,33 @@ def draw_variant(slug: str, phone: bool) -> str:
     return render(slug, DRAWN_THEME, phone).decode()
 
 
-def module_json(module: str, svgs: dict) -> bytes:
-    """JSON of one figure module: each figure's fields and SVGs (from ``svgs``,
-    keyed like `figure_variants`), and its widgets' attributes."""
+def module_fields(module: str) -> dict:
+    """One figure module's figures' fields (``draw`` left out: SVGs are its
+    output) and its widgets' attributes, as JSON reads them back."""
     import dataclasses
     import importlib
 
     from posenc_docs.figures import widget_attributes
 
     specs = getattr(importlib.import_module(module), "FIGURES", [])
-    figures = [
-        {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
-        | {"draw": None, "svg": svgs[(spec.slug, False)]}
-        | {"svg_phone": svgs[(spec.slug, True)]}
-        for spec in specs
-    ]
+    fields = [{f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+              for spec in specs]  # fmt: skip
+    figures = [figure | {"draw": None} for figure in fields]
     widgets = getattr(importlib.import_module(module), "WIDGETS", {})
     drawn = {"figures": figures, "widgets": {n: widget_attributes(n) for n in widgets}}
+    return json.loads(json.dumps(drawn, sort_keys=True, default=repr))
+
+
+def module_json(fields: dict, svgs: dict) -> bytes:
+    """JSON of one figure module: its `module_fields` and each figure's SVGs (from
+    ``svgs``, keyed like `figure_variants`)."""
+    figures = [
+        figure
+        | {"svg": svgs[(figure["slug"], False)]}
+        | {"svg_phone": svgs[(figure["slug"], True)]}
+        for figure in fields["figures"]
+    ]
+    drawn = {"figures": figures, "widgets": fields["widgets"]}
     return json.dumps(drawn, sort_keys=True, default=repr).encode()
 
 

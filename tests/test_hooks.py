@@ -1,7 +1,6 @@
 """Unit tests for the MkDocs hook and the macros module."""
 
 import importlib.util
-import json
 import re
 import sys
 from pathlib import Path
@@ -54,30 +53,46 @@ def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
             assert first[dark_path] == dark_variant(svg) != svg
     drawn = []
 
-    def record(jobs):
-        drawn.extend(jobs)
-        return [json.dumps({"figures": [], "widgets": {}}).encode()] * len(jobs)
+    class Recording(build_assets.Drawing):
+        def __init__(self, modules):
+            drawn.extend(modules)
+            super().__init__(modules)
 
-    monkeypatch.setattr(build_assets, "render_all", record)
+    monkeypatch.setattr(build_assets, "Drawing", Recording)
     second = build_assets.figure_files(ROOT, tmp_path)
     assert drawn == [] and second == first
     key = build_assets.build_cache.artifact_key
     monkeypatch.setattr(build_assets.build_cache, "artifact_key", lambda *a, **k: key(
         *a, "changed", **k))  # fmt: skip
-    build_assets.figure_files(ROOT, tmp_path)
+    assert build_assets.figure_files(ROOT, tmp_path) == first
     assert drawn == [module]  # one theme drawn: dark is light recoloured
 
 
+TWO_MODULES = [f"posenc_docs.figures.{m}" for m in ("part3_nope", "part3_axes")]
+
+
 def test_parallel_and_serial_drawing_give_the_same_bytes():
-    modules = [f"posenc_docs.figures.{m}" for m in ("part3_nope", "part3_axes")]
     cache = build_assets.build_cache
+    drawing = build_assets.Drawing(TWO_MODULES)
+    assert drawing.pool is not None  # four variants: drawn by worker processes
+    serial = {
+        variant: cache.draw_variant(*variant)
+        for module in TWO_MODULES
+        for variant in cache.figure_variants(module)
+    }
+    assert drawing.result() == serial and drawing.pool is None
 
-    def in_this_process(module):
-        variants = cache.figure_variants(module)
-        svgs = {v: cache.draw_variant(*v) for v in variants}
-        return cache.module_json(module, svgs)
 
-    assert build_assets.render_all(modules) == [in_this_process(m) for m in modules]
+def test_pages_can_build_while_the_figures_are_drawn(tmp_path, monkeypatch):
+    monkeypatch.setattr(build_assets, "figure_modules", lambda _: TWO_MODULES)
+    monkeypatch.setattr(build_assets.build_cache, "FIGURE_SPECS", {})
+    monkeypatch.setattr(build_assets.build_cache, "WIDGET_ATTRIBUTES", {})
+    figures = build_assets.FigureFiles(ROOT, tmp_path)
+    assert not any(future.done() for future in figures.drawing.futures)  # not waited
+    slugs = {"part3_nope-temperatures", "part3_axes-pair-axes"}
+    assert set(build_assets.build_cache.FIGURE_SPECS) == slugs  # for the macros now
+    assert sorted(figures.files()) == sorted(figures.paths)
+    assert len(figures.paths) == 8 and not list(tmp_path.glob(".*"))  # stored whole
 
 
 def test_number_formatting():
