@@ -10,8 +10,9 @@ changes exactly the keys of what depends on it, so nothing is ever stale.
 As a hook (listed first in ``mkdocs.yml``) it also, at the start of every build:
 forgets the package modules imported by an earlier build of this process if any
 package file changed (``mkdocs serve`` would otherwise compute with old code);
-caches markdown-exec's Python blocks by key; and keys mkdocs-jupyter's own
-notebook cache by the notebook's imports too.
+caches markdown-exec's Python blocks by key; keys mkdocs-jupyter's own notebook
+cache by the notebook's imports too; and, until the build ends, reads each
+source's dependencies once (no package file changes while a build runs).
 """
 
 import ast
@@ -152,15 +153,29 @@ def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
     return hashlib.sha256(path.read_bytes()).digest()
 
 
+_during_build: list[dict] = []  # a build's dependency digests: no file changes
+
+
+def dependency_digest(source: str, root: Path, name: str | None = None) -> bytes:
+    """Hash of the path and bytes of every package file ``source`` depends on;
+    worked out once per build (`on_config` to `on_post_build`)."""
+    memo = _during_build[0] if _during_build else {}
+    if (source, root, name) not in memo:
+        digest = hashlib.sha256()
+        for path in dependencies(source, root, name):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(_file_digest(path, _stamp(path)))
+        memo[(source, root, name)] = digest.digest()
+    return memo[(source, root, name)]
+
+
 def artifact_key(
     source: str, root: Path, *extra, name: str | None = None, libraries=()
 ) -> str:
     """Hash of ``source``, its package dependencies, library versions, ``extra`` and
     this file (a change to how artifacts are made makes them all stale)."""
     digest = hashlib.sha256(source.encode())
-    for path in dependencies(source, root, name):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(_file_digest(path, _stamp(path)))
+    digest.update(dependency_digest(source, root, name))
     own = Path(__file__)  # how artifacts are made here shapes them too
     digest.update(_file_digest(own, _stamp(own)))
     parts = [versions(LIBRARIES + tuple(libraries)), *extra]
@@ -265,6 +280,7 @@ def on_config(config):
 
     root = Path(config.config_file_path).parent
     forget_changed_modules(root, _package_seen)
+    _during_build[:] = [{}]
     run = python_formatter._run_python
     run = getattr(run, "__wrapped__", run)  # serve: wrap the original once
     python_formatter._run_python = cached_run(
@@ -278,6 +294,14 @@ def on_config(config):
         str(cache_dir(config) / "notebooks"),
     )
     return config
+
+
+def on_post_build(config):
+    _during_build.clear()  # files may change before the next build
+
+
+def on_build_error(error):
+    _during_build.clear()
 
 
 DRAWN_THEME = "light"  # the dark SVGs are these recoloured (figures.spec)

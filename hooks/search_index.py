@@ -8,12 +8,19 @@ beats any body text, but never a teaching page's heading. Material fetches the
 whole index on every first page load; the built site's copy of its bundle is
 patched (one exact, version-pinned expression, or the build stops) to fetch it
 when the reader first focuses search.
+
+A page's entries are remembered by what they are made of, so a rebuild (``mkdocs
+serve``) parses only the pages whose HTML, table of contents or metadata changed.
 """
 
+import copy
+import hashlib
 import json
 import re
+from functools import wraps
 from pathlib import Path
 
+from material.plugins.search.plugin import SearchIndex
 from mkdocs.exceptions import PluginError
 
 GREEK = "alpha beta gamma delta epsilon theta lambda mu pi rho sigma tau phi omega"
@@ -48,6 +55,49 @@ def clean_text(text: str) -> str:
     text = SPHINX_ROLE.sub("", CODE_BLOCK.sub("", text))
     text = FORMULA.sub(lambda m: plain_formula(next(g for g in m.groups() if g)), text)
     return BOILERPLATE.sub("", text)
+
+
+def toc_outline(items) -> list:
+    """A table of contents as plain data: each item's id, URL, title, children."""
+    return [[i.id, i.url, i.title, toc_outline(i.children)] for i in items]
+
+
+def entries_key(index: SearchIndex, page) -> str:
+    """Everything Material's entries for ``page`` are made of."""
+    parts = [index.config, page.url, page.title, page.meta, toc_outline(page.toc)]
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=repr).encode())
+    digest.update(page.content.encode())
+    return digest.hexdigest()
+
+
+def remembered(add_entry, before: dict, now: dict):
+    """``SearchIndex.add_entry_from_context`` answering by key from the entries of
+    the build ``before`` (or of this one), keeping what this build uses in ``now``."""
+
+    @wraps(add_entry)
+    def add_remembered(index: SearchIndex, page):
+        key = entries_key(index, page)
+        if key not in now and key in before:
+            now[key] = before[key]
+        if key not in now:
+            start = len(index.entries)
+            add_entry(index, page)
+            now[key] = copy.deepcopy(index.entries[start:])
+            return
+        index.entries.extend(copy.deepcopy(now[key]))
+
+    return add_remembered
+
+
+_builds: list[dict] = [{}]  # page key -> entries, by build of this process (serve)
+
+
+def on_config(config):
+    _builds[:] = [_builds[-1], {}]  # only the last build's entries are kept
+    add_entry = SearchIndex.add_entry_from_context
+    add_entry = getattr(add_entry, "__wrapped__", add_entry)  # serve: wrap once
+    SearchIndex.add_entry_from_context = remembered(add_entry, *_builds)
+    return config
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -369,3 +369,20 @@ def test_a_page_jinja_renders_whole_is_keyed_by_the_modules_it_names(tree):
     finally:
         models.write_text(original)
     assert key_of("{% for m in page.x %}{{ m }}{% endfor %}", {}, whole=True) is None
+
+
+def test_dependencies_are_read_once_per_build_and_again_in_the_next(tmp_path):
+    write(tmp_path, {"posenc_docs/__init__.py": "", "posenc_docs/a.py": "X = 1\n"})
+    source = "from posenc_docs import a\n"
+    before = build_cache.artifact_key(source, tmp_path)
+    build_cache._during_build[:] = [{}]  # as on_config does
+    try:
+        assert build_cache.artifact_key(source, tmp_path) == before
+        write(tmp_path, {"posenc_docs/a.py": "X = 2\n"})  # no build edits the package
+        assert build_cache.artifact_key(source, tmp_path) == before
+    finally:
+        build_cache.on_post_build(None)
+    after = build_cache.artifact_key(source, tmp_path)
+    assert after != before
+    write(tmp_path, {"posenc_docs/a.py": "X = 1\n"})  # outside a build: every call
+    assert build_cache.artifact_key(source, tmp_path) == before

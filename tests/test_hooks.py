@@ -4,6 +4,7 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -306,3 +307,46 @@ def test_search_text_loses_tex_roles_prompts_and_listings():
     cleaned = search_index.clean_text(text)
     expected = "<p>Angle mθi and 1α; see <code>rope</code> and <code>Rotary</code>.</p>"
     assert cleaned.strip() == expected
+
+
+def test_search_entries_are_remembered_by_what_they_are_made_of():
+    import markdown
+    from material.plugins.search.plugin import SearchIndex
+    from mkdocs.structure.toc import get_toc
+
+    search_index = load("search_index")
+    search_index.on_config(None)
+    search_index.on_config(None)  # serve: the next build wraps Material's, once
+    material = SearchIndex.add_entry_from_context.__wrapped__
+    assert not hasattr(material, "__wrapped__")
+    parsed = []
+
+    def add_entry(index, page):  # Material's, counting the pages it parses
+        parsed.append(page.url)
+        return material(index, page)
+
+    def page(text, url="p/"):
+        md = markdown.Markdown(extensions=["toc"])
+        content = md.convert(text)
+        toc = get_toc(md.toc_tokens)
+        return SimpleNamespace(url=url, title="P", meta={}, content=content, toc=toc)
+
+    def entries(add, *pages):
+        index = SearchIndex(lang=["en"], separator=" ")
+        for p in pages:
+            add(index, p)
+        return index.entries
+
+    first, edited = page("# A\n\nOne.\n\n## B\n\nTwo.\n"), page("# A\n\nOne!\n")
+    fresh = entries(material, first)
+    before, now = {}, {}
+    add = search_index.remembered(add_entry, before, now)
+    assert entries(add, first) == fresh and len(fresh) == 2
+    assert entries(add, first, page("# A\n\nOne.\n\n## B\n\nTwo.\n")) == fresh * 2
+    assert parsed == ["p/"]  # the same page again: not parsed again
+    assert entries(add, edited) == entries(material, edited) != fresh
+    assert parsed == ["p/", "p/"]
+    moved = page("# A\n\nOne!\n", url="q/")
+    assert entries(add, moved) == entries(material, moved) != entries(add, edited)
+    later = search_index.remembered(add_entry, now, {})  # the next build
+    assert entries(later, first) == fresh and len(parsed) == 3
