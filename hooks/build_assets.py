@@ -9,6 +9,7 @@ processes while the pages build: started in ``on_files``, collected in ``on_env`
 """
 
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -54,24 +55,30 @@ def figure_modules(project_dir: Path) -> list[str]:
     return [f"posenc_docs.figures.{p.stem}" for p in sorted(folder.glob("[!_]*.py"))]
 
 
-class Drawing:
-    """Figure modules being drawn while the build goes on: one figure variant per
-    task on every core (one large module does not keep a core waiting); a few
-    variants are drawn here at once."""
+# A worker's imports cost about ten variants' drawing, and each worker takes a core
+# from the page build: measured, one worker draws 14 variants sooner than two do.
+VARIANTS_PER_WORKER = 32
 
-    def __init__(self, modules: list[str]):
-        self.modules = modules
-        self.variants = [v for m in modules for v in build_cache.figure_variants(m)]
+
+class Drawing:
+    """Figure variants being drawn while the build goes on: one variant per task
+    (one large figure does not keep a worker waiting), one worker per
+    VARIANTS_PER_WORKER variants up to a worker per core; a few variants are
+    drawn here at once."""
+
+    def __init__(self, variants: list[tuple[str, bool]]):
+        self.variants = variants
         self.pool, self.futures = None, []
-        if len(self.variants) < 4:
-            self.svgs = [build_cache.draw_variant(*v) for v in self.variants]
+        if len(variants) < 4:
+            self.svgs = [build_cache.draw_variant(*v) for v in variants]
         else:
             self.svgs = None
             self.start_workers()
 
     def start_workers(self):
         context = multiprocessing.get_context("spawn")  # no fork: torch has threads
-        workers = min(os.cpu_count() or 1, len(self.variants))
+        wanted = math.ceil(len(self.variants) / VARIANTS_PER_WORKER)
+        workers = min(os.cpu_count() or 1, wanted)
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         hooks = str(Path(build_cache.__file__).parent)
         sys.path.insert(0, hooks)  # workers import build_cache; spawned on submit
@@ -97,39 +104,66 @@ class Drawing:
             self.pool = None
 
 
+def module_source(module: str, project_dir: Path) -> str:
+    return build_cache.module_path(module, project_dir).read_text(encoding="utf-8")
+
+
 def figure_keys(project_dir: Path) -> dict[str, str]:
     """Figure module -> cache key: the module's sources, what it imports."""
-    keys = {}
-    for module in figure_modules(project_dir):
-        source = build_cache.module_path(module, project_dir).read_text()
-        key = build_cache.artifact_key(
-            source, project_dir, "figures", build_cache.DRAWN_THEME, name=module
+    extra = ("figures", build_cache.DRAWN_THEME)
+    return {
+        module: build_cache.artifact_key(
+            module_source(module, project_dir), project_dir, *extra, name=module
         )
-        keys[module] = key
-    return keys
+        for module in figure_modules(project_dir)
+    }
+
+
+RENDERING = "import posenc_docs.figures.style\n"  # every figure's look (and spec's)
+
+
+def figure_key(module: str, slug: str, project_dir: Path) -> str:
+    """Cache key of one figure's SVGs: what it is made of (`figure_source`) and
+    what that imports, and how every figure is drawn; the whole module's sources
+    if what the figure is made of cannot be told."""
+    source = module_source(module, project_dir)
+    made_of = build_cache.figure_source(source, slug)
+    name = None if made_of else module
+    theme = build_cache.DRAWN_THEME
+    return build_cache.artifact_key(
+        RENDERING + (made_of or source), project_dir, "figure", slug, theme, name=name
+    )
 
 
 class FigureFiles:
     """Every figure's SVGs in both themes, for desktops and for phones.
 
-    Made in `on_files`: what the cache (``.cache/figures/``, one entry per figure
-    module) lacks starts drawing, and each figure's fields and each widget's
-    attributes are published at once, for the macros, so pages build meanwhile
-    and a page's ``figure()`` needs no figure module imported. `files` waits
-    for the drawings (`on_env`, before MkDocs copies files into the site).
+    Made in `on_files`. The cache (``.cache/figures/``) holds each figure module
+    whole (fields, SVGs, widget attributes), keyed by its sources, and each
+    figure's SVGs, keyed by what that figure is made of (`figure_key`). A module
+    the cache lacks is imported for its fields; of its figures, those the cache
+    lacks start drawing. Each figure's fields and each widget's attributes are
+    published at once, for the macros, so pages build meanwhile and a page's
+    ``figure()`` needs no figure module imported. `files` waits for the drawings
+    (`on_env`, before MkDocs copies files into the site).
     """
 
     def __init__(self, project_dir: Path, cache_dir: Path):
         self.store = build_cache.Store(cache_dir)
         self.keys = figure_keys(project_dir)
-        self.modules = {}
+        self.modules, self.uncached, self.svg_keys, missing = {}, [], {}, []
         for module, key in self.keys.items():
             if (hit := self.store.get(key)) is not None:
                 self.modules[module] = json.loads(hit)
-        self.missing = [module for module in self.keys if module not in self.modules]
-        self.modules |= {m: build_cache.module_fields(m) for m in self.missing}
-        self.modules = {module: self.modules[module] for module in self.keys}
-        self.drawing = Drawing(self.missing)
+                continue
+            self.uncached.append(module)
+            self.modules[module] = build_cache.module_fields(module)
+            for figure in self.modules[module]["figures"]:
+                slug = figure["slug"]
+                self.svg_keys[slug] = figure_key(module, slug, project_dir)
+                if self.store.get(self.svg_keys[slug]) is None:
+                    missing += [(slug, False), (slug, True)]
+        self.drawing = Drawing(missing)
         self.publish()
 
     def publish(self):
@@ -153,10 +187,23 @@ class FigureFiles:
             for theme in THEMES
         ]
 
+    def svgs(self) -> dict[tuple[str, bool], str]:
+        """``(slug, phone)`` -> SVG of every figure of the modules not cached whole:
+        the new drawings (now stored, by figure), the others from the cache."""
+        drawn = self.drawing.result()
+        svgs = {}
+        for slug, key in self.svg_keys.items():
+            if (slug, False) in drawn:
+                pair = [drawn[(slug, False)], drawn[(slug, True)]]
+                self.store.put(key, json.dumps(pair).encode())
+            pair = json.loads(self.store.get(key))
+            svgs |= {(slug, False): pair[0], (slug, True): pair[1]}
+        return svgs
+
     def files(self) -> dict[str, bytes]:
         """Site path -> SVG bytes; each dark SVG is its light one recoloured."""
-        svgs = self.drawing.result()
-        for module in self.missing:
+        svgs = self.svgs()
+        for module in self.uncached:
             drawn = build_cache.module_json(self.modules[module], svgs)
             self.modules[module] = json.loads(self.store.put(self.keys[module], drawn))
         files = {}

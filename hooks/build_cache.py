@@ -307,12 +307,81 @@ def on_build_error(error):
 DRAWN_THEME = "light"  # the dark SVGs are these recoloured (figures.spec)
 
 
-def figure_variants(module: str) -> list[tuple[str, bool]]:
-    """``(slug, phone)`` of every SVG that figure module ``module`` draws."""
-    import importlib
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+IMPORTS = (ast.Import, ast.ImportFrom)
 
-    specs = getattr(importlib.import_module(module), "FIGURES", [])
-    return [(spec.slug, phone) for spec in specs for phone in (False, True)]
+
+def bound_names(statement: ast.stmt) -> set[str]:
+    """Names a top-level statement binds: a definition, an assignment, an import."""
+    if isinstance(statement, DEFINITIONS):
+        return {statement.name}
+    if isinstance(statement, IMPORTS):
+        return {(a.asname or a.name).split(".")[0] for a in statement.names}
+    if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = getattr(statement, "targets", None) or [statement.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def names_used(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def figure_call(tree: ast.Module, slug: str) -> ast.Call | None:
+    """The ``FigureSpec(slug=...)`` call of figure ``slug`` in a module's tree; the
+    slug a string or a top-level name assigned one."""
+    named = {
+        name: statement.value
+        for statement in tree.body
+        if isinstance(statement, ast.Assign)
+        for name in bound_names(statement)
+    }
+    calls = (node for node in ast.walk(tree) if isinstance(node, ast.Call))
+    for call in calls:
+        for keyword in (k for k in call.keywords if k.arg == "slug"):
+            value = keyword.value
+            value = named.get(value.id) if isinstance(value, ast.Name) else value
+            if isinstance(value, ast.Constant) and value.value == slug:
+                return call
+    return None
+
+
+def only_names(statement: ast.stmt, names: set[str]) -> ast.stmt:
+    """An import statement cut down to the aliases that bind ``names``."""
+    if not isinstance(statement, IMPORTS):
+        return statement
+    aliases = [a for a in statement.names if bound_names(ast.Import([a])) & names]
+    if isinstance(statement, ast.Import):
+        return ast.Import(names=aliases)
+    return ast.ImportFrom(module=statement.module, names=aliases, level=0)
+
+
+def figure_source(source: str, slug: str) -> str | None:
+    """What figure ``slug`` of figure module ``source`` is made of, as source: its
+    ``FigureSpec(...)`` call, the top-level definitions, assignments and imports it
+    reaches by name (transitively), and every top-level statement that binds no
+    name. None if there is no such call, or a relative import (keys then take the
+    whole module). Comments and layout are not part of it (``ast.unparse``)."""
+    tree = ast.parse(source)
+    call = figure_call(tree, slug)
+    relative = any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
+    if call is None or relative:
+        return None
+    binders: dict[str, list[int]] = {}
+    for i, statement in enumerate(tree.body):
+        for name in bound_names(statement):
+            binders.setdefault(name, []).append(i)
+    needed = {i: set() for i, s in enumerate(tree.body) if not bound_names(s)}
+    todo = names_used(call).union(*(names_used(tree.body[i]) for i in needed))
+    seen = set()
+    while todo:
+        seen.add(name := todo.pop())
+        for i in binders.get(name, []):
+            needed.setdefault(i, set()).add(name)
+            if not isinstance(tree.body[i], IMPORTS):
+                todo |= names_used(tree.body[i]) - seen
+    kept = [only_names(tree.body[i], needed[i]) for i in sorted(needed)]
+    return "\n".join(map(ast.unparse, [*kept, call]))
 
 
 def draw_variant(slug: str, phone: bool) -> str:
@@ -341,7 +410,7 @@ def module_fields(module: str) -> dict:
 
 def module_json(fields: dict, svgs: dict) -> bytes:
     """JSON of one figure module: its `module_fields` and each figure's SVGs (from
-    ``svgs``, keyed like `figure_variants`)."""
+    ``svgs``, keyed by ``(slug, phone)``)."""
     figures = [
         figure
         | {"svg": svgs[(figure["slug"], False)]}

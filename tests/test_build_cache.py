@@ -2,6 +2,7 @@
 edit recomputes exactly what depends on it, and cached output is Jinja's output."""
 
 import hashlib
+import importlib
 import modulefinder
 import shutil
 import sys
@@ -64,6 +65,10 @@ def artifacts(root: Path) -> dict[str, tuple[str, str]]:
     found = {}
     for module in build_assets.figure_modules(root):
         found[f"figure {module}"] = (f"import {module}\n", module)
+        source = build_assets.module_source(module, root)
+        for slug in slugs(module):  # each figure's SVGs: what that figure is made of
+            made_of = build_assets.RENDERING + build_cache.figure_source(source, slug)
+            found[f"figure {module} {slug}"] = (made_of, module)
     for path in sorted((root / "posenc_docs" / "examples").rglob("*.py")):
         found[f"example {path.relative_to(root)}"] = (path.read_text(), None)
     for path in sorted((root / "docs" / "notebooks").glob("*.py")):
@@ -79,12 +84,20 @@ PLUGIN = SimpleNamespace(  # what macro_key reads of the mkdocs-macros plugin
 )
 
 
+def slugs(module: str) -> list[str]:
+    """The slug of every figure that figure module ``module`` lists (as checked out)."""
+    listed = getattr(importlib.import_module(module), "FIGURES", [])
+    return [spec.slug for spec in listed]
+
+
 def keys(root: Path) -> dict[str, str]:
     """The key the build gives each artifact (figures in one theme)."""
     figure_keys = build_assets.figure_keys(root)
     result = {}
     for name, (source, module) in artifacts(root).items():
-        if name.startswith("figure"):
+        if name.startswith("figure") and name.count(" ") == 2:
+            result[name] = build_assets.figure_key(module, name.split()[2], root)
+        elif name.startswith("figure"):
             result[name] = figure_keys[module]
         elif name.startswith("example"):
             result[name] = build_cache.example_key(source, root)
@@ -142,6 +155,62 @@ def test_editing_one_module_changes_exactly_the_keys_of_its_dependents(tree, mod
     assert changed == expected
     assert 0 < len(changed) < len(before)  # the edit matters, and not everywhere
     assert keys(root) == before  # undone: every key is back, nothing drifted
+
+
+def test_a_figure_is_made_of_what_its_spec_reaches_by_name():
+    source = (
+        '"""Doc."""\n'
+        "import numpy as np\n"
+        "from posenc_docs import a, b  # both\n"
+        "from posenc_docs.figures.spec import FigureSpec\n"
+        "np.seterr(all='raise')\n"  # binds no name: part of every figure
+        "SIZE = 3\n"
+        "SLUG = 'two'\n"
+        "def helper(n):\n    return a.f(n) * SIZE\n"
+        "def one(*, theme):\n    return helper(np.ones(2))\n"
+        "def two(*, theme):\n    return b.g()\n"
+        "FIGURES = [FigureSpec(slug='one', draw=one, alt='A'),\n"
+        "           FigureSpec(slug=SLUG, draw=two, alt='B')]\n"
+    )
+    one = build_cache.figure_source(source, "one")
+    assert "def helper" in one and "SIZE = 3" in one and "np.seterr" in one
+    assert "from posenc_docs import a\n" in one and "b.g()" not in one
+    assert one.endswith("FigureSpec(slug='one', draw=one, alt='A')")
+    two = build_cache.figure_source(source, "two")  # its slug is a name
+    assert "from posenc_docs import b\n" in two and "helper" not in two
+    commented = source.replace("# both", "# a comment")
+    assert build_cache.figure_source(commented, "one") == one
+    assert build_cache.figure_source(source, "three") is None
+    relative = source.replace("from posenc_docs import a, b", "from . import a, b")
+    assert build_cache.figure_source(relative, "one") is None  # keyed by the module
+
+
+def test_an_edit_redraws_only_the_figures_made_with_it(tree):
+    root, _ = tree
+    module_of = {s: m for m in build_assets.figure_modules(root) for s in slugs(m)}
+
+    def svg_keys():
+        return {s: build_assets.figure_key(m, s, root) for s, m in module_of.items()}
+
+    before, modules_before = svg_keys(), build_assets.figure_keys(root)
+    alibi = root / "posenc_docs" / "alibi.py"
+    original = alibi.read_text()
+    alibi.write_text(original + "\n# an edit\n")
+    try:
+        after, modules_after = svg_keys(), build_assets.figure_keys(root)
+    finally:
+        alibi.write_text(original)
+    changed = {slug for slug in before if before[slug] != after[slug]}
+    assert changed == {  # ALiBi's own, and those using pages.part2_basics or
+        "part1-alibi-bias",  # pages.pitfalls, which import alibi
+        "part2_basics-alibi-bias-heads",
+        "part1-clock-periods",
+        "part2_basics-sinusoidal-wavelengths-d512",
+        "pitfalls-exponent-bug",
+        "pitfalls-bf16-angles",
+    }
+    whole = {m for m in modules_before if modules_before[m] != modules_after[m]}
+    assert len([s for s in module_of if module_of[s] in whole]) > 2 * len(changed)
 
 
 def test_a_data_file_a_module_names_is_a_dependency(tree):
@@ -341,6 +410,12 @@ def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
     new = {k: v - warm[k] for k, v in cache_entries(project).items()}
     figures = {key for name, key in build_assets.figure_keys(project).items()
                if imports_module("", name)}  # fmt: skip
+    for name in build_assets.figure_modules(project):  # and each figure's SVGs
+        source = build_assets.module_source(name, project)
+        for slug in slugs(name):
+            made_of = build_assets.RENDERING + build_cache.figure_source(source, slug)
+            if imports_module(made_of):
+                figures.add(build_assets.figure_key(name, slug, project))
     assert new["figures"] == figures and figures
     assert new["examples"] == {
         build_cache.example_key(p.read_text(), project)

@@ -40,7 +40,7 @@ def test_katex_files_include_fonts():
     assert sum(name.endswith(".woff2") for name in files) >= 10
 
 
-def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
+def test_figures_are_cached_by_module_and_by_figure(tmp_path, monkeypatch):
     module = "posenc_docs.figures.part3_nope"  # one figure
     monkeypatch.setattr(build_assets, "figure_modules", lambda project_dir: [module])
     monkeypatch.setattr(build_assets.build_cache, "FIGURE_SPECS", {})
@@ -55,32 +55,34 @@ def test_figures_are_cached_by_their_module_sources(tmp_path, monkeypatch):
     drawn = []
 
     class Recording(build_assets.Drawing):
-        def __init__(self, modules):
-            drawn.extend(modules)
-            super().__init__(modules)
+        def __init__(self, variants):
+            drawn.extend(variants)
+            super().__init__(variants)
 
     monkeypatch.setattr(build_assets, "Drawing", Recording)
-    second = build_assets.figure_files(ROOT, tmp_path)
-    assert drawn == [] and second == first
+    assert build_assets.figure_files(ROOT, tmp_path) == first and drawn == []
+    keys = build_assets.figure_keys
+    monkeypatch.setattr(build_assets, "figure_keys", lambda root: {
+        m: key + "-edited" for m, key in keys(root).items()})  # fmt: skip
+    assert build_assets.figure_files(ROOT, tmp_path) == first  # the module changed,
+    assert drawn == []  # not what its figure is made of: nothing drawn
     key = build_assets.build_cache.artifact_key
     monkeypatch.setattr(build_assets.build_cache, "artifact_key", lambda *a, **k: key(
         *a, "changed", **k))  # fmt: skip
     assert build_assets.figure_files(ROOT, tmp_path) == first
-    assert drawn == [module]  # one theme drawn: dark is light recoloured
+    slug = "part3_nope-temperatures"  # one theme drawn: dark is light recoloured
+    assert drawn == [(slug, False), (slug, True)]
 
 
+TWO_FIGURES = ["part3_nope-temperatures", "part3_axes-pair-axes"]
 TWO_MODULES = [f"posenc_docs.figures.{m}" for m in ("part3_nope", "part3_axes")]
 
 
 def test_parallel_and_serial_drawing_give_the_same_bytes():
-    cache = build_assets.build_cache
-    drawing = build_assets.Drawing(TWO_MODULES)
+    variants = [(slug, phone) for slug in TWO_FIGURES for phone in (False, True)]
+    drawing = build_assets.Drawing(variants)
     assert drawing.pool is not None  # four variants: drawn by worker processes
-    serial = {
-        variant: cache.draw_variant(*variant)
-        for module in TWO_MODULES
-        for variant in cache.figure_variants(module)
-    }
+    serial = {v: build_assets.build_cache.draw_variant(*v) for v in variants}
     assert drawing.result() == serial and drawing.pool is None
 
 
@@ -90,10 +92,10 @@ def test_pages_can_build_while_the_figures_are_drawn(tmp_path, monkeypatch):
     monkeypatch.setattr(build_assets.build_cache, "WIDGET_ATTRIBUTES", {})
     figures = build_assets.FigureFiles(ROOT, tmp_path)
     assert not any(future.done() for future in figures.drawing.futures)  # not waited
-    slugs = {"part3_nope-temperatures", "part3_axes-pair-axes"}
-    assert set(build_assets.build_cache.FIGURE_SPECS) == slugs  # for the macros now
-    assert sorted(figures.files()) == sorted(figures.paths)
-    assert len(figures.paths) == 8 and not list(tmp_path.glob(".*"))  # stored whole
+    assert set(build_assets.build_cache.FIGURE_SPECS) == set(TWO_FIGURES)  # for macros
+    assert sorted(figures.files()) == sorted(figures.paths) and len(figures.paths) == 8
+    stored = [p.name for p in tmp_path.iterdir()]
+    assert len(stored) == 4 and not [n for n in stored if n.startswith(".")]
 
 
 def test_number_formatting():
@@ -350,3 +352,42 @@ def test_search_entries_are_remembered_by_what_they_are_made_of():
     assert entries(add, moved) == entries(material, moved) != entries(add, edited)
     later = search_index.remembered(add_entry, now, {})  # the next build
     assert entries(later, first) == fresh and len(parsed) == 3
+
+
+def test_notebooks_execute_in_the_background_and_their_pages_wait():
+    import threading
+    from concurrent.futures import Future
+
+    notebooks = load("notebooks")
+    rendered = []
+
+    class Jupyter:  # mkdocs-jupyter's part: its on_pre_page sets the page's render
+        def on_pre_page(self, page, config, files):
+            name = threading.current_thread().name
+            page.render = lambda config, files: rendered.append((page.file, name))
+
+    files = [SimpleNamespace(src_uri=f"notebooks/{n}.py") for n in "ab"]
+    ahead = notebooks.execute_ahead(Jupyter(), files, None, None)
+    assert [ahead[f.src_uri].result() for f in files] == [None, None]
+    assert [file for file, _ in rendered] == files  # in page order
+    assert {name for _, name in rendered} == {"notebooks_0"}  # not this thread
+    executed, failed = Future(), Future()
+    notebooks._ahead.update({"notebooks/a.py": executed, "notebooks/b.py": failed})
+    shown = lambda config, files: rendered.append("shown")  # noqa: E731
+    pages = [SimpleNamespace(file=file, render=shown) for file in files]
+    for page in pages:
+        assert notebooks.on_pre_page(page, None, None) is page
+    rendered.clear()
+    waiting = threading.Thread(target=pages[0].render, args=(None, None))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive() and rendered == []  # its notebook is still executing
+    executed.set_result(None)
+    waiting.join(5)
+    assert rendered == ["shown"]
+    failed.set_exception(RuntimeError("cell 3 raised"))
+    with pytest.raises(RuntimeError, match="cell 3"):
+        pages[1].render(None, None)
+    assert notebooks._ahead == {}
+    other = SimpleNamespace(file=SimpleNamespace(src_uri="part1/index.md"))
+    assert notebooks.on_pre_page(other, None, None) is other
