@@ -6,15 +6,20 @@ take the site's look: code cells get Material's syntax colours (JupyterLab's are
 dropped), and ``notebook.css`` beside this file is appended to the shared notebook
 stylesheet. Each notebook is also served as an unexecuted ``.ipynb`` next to its
 ``.py``, made in memory with the same bytes on every build. A notebook's page
-description is its jupytext header's ``description``.
+description is its jupytext header's ``description``. Notebooks execute in a
+background thread from ``on_files`` on, one after another, into mkdocs-jupyter's
+cache: the kernel is a process of its own, so other pages build meanwhile, and a
+notebook's page waits for its notebook only when MkDocs renders it.
 """
 
 import hashlib
 import itertools
 import posixpath
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from fnmatch import fnmatch
 from pathlib import Path
+from types import SimpleNamespace
 
 import jupytext
 import nbformat
@@ -110,12 +115,58 @@ def ipynb_path(src_uri: str) -> str:
     return f"{posixpath.dirname(src_uri)}/{stem}/{stem}.ipynb"
 
 
+def render_into_cache(plugin, file, config, files) -> None:
+    """What mkdocs-jupyter does for a notebook's page, for a stand-in page: on a
+    cache miss it executes the notebook and writes its cache entry."""
+    page = SimpleNamespace(file=file, abs_url="/")  # what on_pre_page reads
+    plugin.on_pre_page(page, config=config, files=files)
+    page.render(config, files)
+
+
+def execute_ahead(plugin, notebooks, config, files) -> dict[str, Future]:
+    """Each notebook's `render_into_cache`, in one background thread, in order."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebooks")
+    try:
+        return {
+            file.src_uri: pool.submit(render_into_cache, plugin, file, config, files)
+            for file in notebooks
+        }
+    finally:
+        pool.shutdown(wait=False)  # the thread ends when the queue is done
+
+
+_ahead: dict[str, Future] = {}  # notebook -> its execution, until its page renders
+
+
 def on_files(files, config):
     scripts = [f for f in files if fnmatch(f.src_uri, "notebooks/*.py")]
     for script in scripts:
         ipynb = notebook_ipynb(Path(script.abs_src_path))
         files.append(File.generated(config, ipynb_path(script.src_uri), content=ipynb))
+    plugin = config.plugins["mkdocs-jupyter"]
+    notebooks = [file for file in files if plugin.should_include(file)]
+    on_build_error(None)  # what an earlier, failed build of this process left
+    _ahead.update(execute_ahead(plugin, notebooks, config, files))
     return files
+
+
+def on_pre_page(page, config, files):
+    """A notebook's page renders (from the cache) once its notebook has executed."""
+    if (execution := _ahead.pop(page.file.src_uri, None)) is None:
+        return page
+    render = page.render  # mkdocs-jupyter's, set in its on_pre_page (before ours)
+
+    def render_when_executed(config, files):
+        execution.result()  # raises what executing the notebook raised
+        return render(config, files)
+
+    page.render = render_when_executed
+    return page
+
+
+def on_build_error(error):
+    while _ahead:
+        _ahead.popitem()[1].cancel()  # if not started
 
 
 def on_page_markdown(markdown, page, config, files):
