@@ -391,3 +391,23 @@ def test_notebooks_execute_in_the_background_and_their_pages_wait():
     assert notebooks._ahead == {}
     other = SimpleNamespace(file=SimpleNamespace(src_uri="part1/index.md"))
     assert notebooks.on_pre_page(other, None, None) is other
+
+
+def test_templates_compile_once_per_process_and_again_when_edited(monkeypatch):
+    from jinja2 import DictLoader, Environment
+
+    templates = load("templates")
+    cache = templates.MemoryBytecodeCache()
+
+    def env(source):
+        return Environment(loader=DictLoader({"t.html": source}), bytecode_cache=cache)
+
+    assert env("{{ x }}!").get_template("t.html").render(x=1) == "1!"
+    assert len(cache.compiled) == 1
+    again = env("{{ x }}!")  # the next build's environment
+    monkeypatch.setattr(again, "compile", lambda *a, **k: pytest.fail("compiled"))
+    assert again.get_template("t.html").render(x=2) == "2!"
+    assert env("{{ x }}?").get_template("t.html").render(x=3) == "3?"  # edited
+    theme = Environment()
+    assert templates.on_env(theme, None, None) is theme
+    assert theme.bytecode_cache is templates.CACHES["theme"]
