@@ -59,10 +59,12 @@ lint: install
 unit: install
 	$(BIN)/python -m pytest -n 2 -m "not build and not browser"
 
+# Two workers, each test file on one of them (its module fixtures built once):
+# measured 6 min 43 s against 9 min 37 s one after another.
 browser: install $(CHROMIUM)
 	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
 	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(CHROMIUM) \
-	  $(BIN)/python -m pytest -m "build or browser" --durations=10
+	  $(BIN)/python -m pytest -m "build or browser" -n 2 --dist loadfile --durations=10
 	rm -rf $(SITE_DIR)
 
 test: lint unit browser
