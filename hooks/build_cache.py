@@ -356,13 +356,19 @@ def only_names(statement: ast.stmt, names: set[str]) -> ast.stmt:
     return ast.ImportFrom(module=statement.module, names=aliases, level=0)
 
 
+@lru_cache(maxsize=16)
+def parsed_module(source: str) -> ast.Module:
+    """A module's syntax tree (read, never changed, by `figure_source`)."""
+    return ast.parse(source)
+
+
 def figure_source(source: str, slug: str) -> str | None:
     """What figure ``slug`` of figure module ``source`` is made of, as source: its
     ``FigureSpec(...)`` call, the top-level definitions, assignments and imports it
     reaches by name (transitively), and every top-level statement that binds no
     name. None if there is no such call, or a relative import (keys then take the
     whole module). Comments and layout are not part of it (``ast.unparse``)."""
-    tree = ast.parse(source)
+    tree = parsed_module(source)  # one parse for all of a module's figures
     call = figure_call(tree, slug)
     relative = any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
     if call is None or relative:

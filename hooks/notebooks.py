@@ -145,7 +145,7 @@ def on_files(files, config):
         files.append(File.generated(config, ipynb_path(script.src_uri), content=ipynb))
     plugin = config.plugins["mkdocs-jupyter"]
     notebooks = [file for file in files if plugin.should_include(file)]
-    on_build_error(None)  # what an earlier, failed build of this process left
+    forget_executions()  # what an earlier, failed build of this process left
     _ahead.update(execute_ahead(plugin, notebooks, config, files))
     return files
 
@@ -165,8 +165,13 @@ def on_pre_page(page, config, files):
 
 
 def on_build_error(error):
+    forget_executions()
+
+
+def forget_executions():
+    """Drop the executions no page waited for; those not started are cancelled."""
     while _ahead:
-        _ahead.popitem()[1].cancel()  # if not started
+        _ahead.popitem()[1].cancel()
 
 
 def on_page_markdown(markdown, page, config, files):
