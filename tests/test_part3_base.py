@@ -50,6 +50,27 @@ def test_smallest_base_is_the_first_grid_point_that_holds(length):
     assert part3_base.min_cosine_sum(128, b / 10**0.05, length) < 0
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    d=st.sampled_from([8, 64, 128]),
+    exponent=st.floats(3.0, 7.0),
+    length=st.integers(0, 5000),
+    block=st.integers(1, 2048),
+)
+def test_holds_up_to_is_the_sign_of_the_minimum(d, exponent, length, block):
+    base = 10.0**exponent
+    expected = part3_base.min_cosine_sum(d, base, length) >= 0
+    assert part3_base.holds_up_to(d, base, length, block) == expected
+
+
+def test_every_grid_base_before_the_smallest_fails():
+    b = part3_base.smallest_base(128, 8192)
+    grid = 10.0 ** np.arange(3.0, np.log10(b) - 0.01, 0.05)
+    assert len(grid) > 40
+    assert all(part3_base.min_cosine_sum(128, g, 8192) < 0 for g in grid)
+    assert part3_base.min_cosine_sum(128, b, 8192) >= 0
+
+
 def test_census_rows_match_a_wavelength_count():
     table = part3_base.census_table(("Llama-2-7B", "CodeLlama-7B"))
     for name in ("Llama-2-7B", "CodeLlama-7B"):

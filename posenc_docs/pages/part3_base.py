@@ -96,12 +96,25 @@ def smallest_base(d: int, length: int, start: float = 1e3, step: float = 0.05):
     """
     # --8<-- [start:cosine_sum-body3]
     exponent = np.log10(start)
-    while min_cosine_sum(d, 10.0**exponent, length) < 0:
+    while not holds_up_to(d, 10.0**exponent, length):
         exponent += step
     return float(10.0**exponent)
 
 
-# --8<-- [end:cosine_sum-body3]
+def holds_up_to(d: int, base: float, length: int, block: int = 1024) -> bool:
+    # --8<-- [end:cosine_sum-body3]
+    """``min_cosine_sum(d, base, length) >= 0``, distances taken ``block`` at a
+    time."""
+    # --8<-- [start:cosine_sum-body4]
+    # A base that fails usually fails at a short distance: stop at the first.
+    for first in range(0, length + 1, block):
+        m = np.arange(first, min(first + block, length + 1))
+        if cosine_sum(m, d, base).min() < 0:
+            return False
+    return True
+
+
+# --8<-- [end:cosine_sum-body4]
 
 
 def bound_table(names=BASE_MODELS) -> str:
