@@ -138,12 +138,30 @@ def dark_variant(light_svg: bytes) -> bytes:
     return _LIGHT_COLOUR.sub(lambda match: _TO_DARK[match[0].lower()], text).encode()
 
 
+SVG_RC = {
+    "svg.hashsalt": "posenc-docs",
+    "svg.fonttype": "path",
+    "figure.autolayout": False,  # so that no layout engine replaces the one removed
+    "figure.constrained_layout.use": False,
+}
+
+
 def to_svg(fig) -> bytes:
-    """Deterministic SVG bytes: no date, no creator, fixed id hash salt."""
+    """Deterministic SVG bytes: no date, no creator, fixed id hash salt.
+
+    A figure with a layout engine is laid out once, with text measured as the SVG
+    backend measures it, then drawn once: ``savefig`` alone would lay it out and
+    draw it twice, for the same bytes (``tests/test_figures.py`` checks that).
+    """
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
 
     buffer = io.BytesIO()
-    with plt.rc_context({"svg.hashsalt": "posenc-docs", "svg.fonttype": "path"}):
+    with plt.rc_context(SVG_RC):
+        if (engine := fig.get_layout_engine()) is not None:
+            FigureCanvasSVG(fig)  # the figure's canvas now
+            engine.execute(fig)
+            fig.set_layout_engine(None)
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return buffer.getvalue()
