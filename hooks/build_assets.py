@@ -13,8 +13,9 @@ import math
 import multiprocessing
 import os
 import re
-import sys
-from concurrent.futures import ProcessPoolExecutor
+import site
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import forkserver
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -58,10 +59,19 @@ def figure_modules(project_dir: Path) -> list[str]:
 # A worker's imports cost about ten variants' drawing, and each worker takes a core
 # from the page build: measured, one worker draws 14 variants sooner than two do.
 VARIANTS_PER_WORKER = 32
-# Imported once, by the fork server, before it forks the workers (this process
-# has threads: it is not forked). Libraries only: the project's modules are
-# imported by each worker, so a serve rebuild never draws with stale ones.
+# Imported once, by the fork server, which forks the workers (this process has
+# threads: it is not forked itself). Libraries only: each worker imports the
+# project's modules, so a serve rebuild never draws with stale ones.
 WORKER_LIBRARIES = ["numpy", "torch", "matplotlib.pyplot"]
+
+
+def worker_context():
+    """The workers' multiprocessing context, its fork server started (it imports
+    WORKER_LIBRARIES meanwhile; nothing waits for it here)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(WORKER_LIBRARIES)
+    forkserver.ensure_running()
+    return context
 
 
 class Drawing:
@@ -72,7 +82,7 @@ class Drawing:
 
     def __init__(self, variants: list[tuple[str, bool]]):
         self.variants = variants
-        self.pool, self.futures = None, []
+        self.pool, self.submitted = None, None
         if len(variants) < 4:
             self.svgs = [build_cache.draw_variant(*v) for v in variants]
         else:
@@ -80,24 +90,26 @@ class Drawing:
             self.start_workers()
 
     def start_workers(self):
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(WORKER_LIBRARIES)
         wanted = math.ceil(len(self.variants) / VARIANTS_PER_WORKER)
-        workers = min(os.cpu_count() or 1, wanted)
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
-        hooks = str(Path(build_cache.__file__).parent)
-        sys.path.insert(0, hooks)  # workers import build_cache; spawned on submit
-        try:
-            draw = build_cache.draw_variant
-            self.futures = [self.pool.submit(draw, *v) for v in self.variants]
-        finally:
-            sys.path.remove(hooks)
+        self.pool = ProcessPoolExecutor(
+            max_workers=min(os.cpu_count() or 1, wanted),
+            mp_context=worker_context(),
+            initializer=site.addsitedir,  # workers import build_cache from hooks/
+            initargs=(str(Path(build_cache.__file__).parent),),
+        )
+        # A submit starts a worker once the fork server is ready: not on this thread.
+        submitter = ThreadPoolExecutor(max_workers=1)
+        self.submitted = submitter.submit(self.submit_all)
+        submitter.shutdown(wait=False)
+
+    def submit_all(self) -> list:
+        return [self.pool.submit(build_cache.draw_variant, *v) for v in self.variants]
 
     def result(self) -> dict[tuple[str, bool], str]:
         """``(slug, phone)`` -> SVG of every variant, waiting for the workers."""
         if self.svgs is None:
             try:
-                self.svgs = [future.result() for future in self.futures]
+                self.svgs = [future.result() for future in self.submitted.result()]
             finally:
                 self.close()
         return dict(zip(self.variants, self.svgs, strict=True))
@@ -105,6 +117,7 @@ class Drawing:
     def close(self):
         """Stop the workers; drawings not started are dropped."""
         if self.pool is not None:
+            self.submitted.exception()  # waits for the submitting to end
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
 
@@ -156,12 +169,15 @@ class FigureFiles:
     def __init__(self, project_dir: Path, cache_dir: Path):
         self.store = build_cache.Store(cache_dir)
         self.keys = figure_keys(project_dir)
-        self.modules, self.uncached, self.svg_keys, missing = {}, [], {}, []
-        for module, key in self.keys.items():
-            if (hit := self.store.get(key)) is not None:
+        hits = {module: self.store.get(key) for module, key in self.keys.items()}
+        self.uncached = [module for module, hit in hits.items() if hit is None]
+        if self.uncached:
+            worker_context()  # drawing is likely: the fork server imports meanwhile
+        self.modules, self.svg_keys, missing = {}, {}, []
+        for module, hit in hits.items():
+            if hit is not None:
                 self.modules[module] = json.loads(hit)
                 continue
-            self.uncached.append(module)
             self.modules[module] = build_cache.module_fields(module)
             for figure in self.modules[module]["figures"]:
                 slug = figure["slug"]
@@ -238,6 +254,11 @@ def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
 
 _figure_sizes: dict[str, tuple[int, int]] = {}
 _drawing: list[tuple[FigureFiles, list[File]]] = []  # from on_files to on_env
+
+
+def on_startup(command, dirty):
+    if command == "serve":  # a rebuild may draw: no waiting for the fork server then
+        worker_context()
 
 
 def on_config(config):

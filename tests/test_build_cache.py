@@ -373,6 +373,22 @@ def test_minified_widgets_come_from_the_cache(tmp_path):
     assert (widgets / "a.js").read_text() == once
 
 
+def test_widgets_minified_from_their_sources_need_no_terser_at_the_end(tmp_path):
+    sources, site = tmp_path / "docs", tmp_path / "site" / "javascripts" / "widgets"
+    sources.mkdir()
+    site.mkdir(parents=True)
+    source = "export function add(first, second) {\n  return first + second;\n}\n"
+    (sources / "a.js").write_text(source)
+    (site / "a.js").write_text(source)  # MkDocs' copy
+    store = build_cache.Store(tmp_path / "cache")
+    assert minify.cache_minified([sources / "a.js"], ROOT, store) == [sources / "a.js"]
+    assert (sources / "a.js").read_text() == source  # terser ran on a copy
+    assert minify.cache_minified([sources / "a.js"], ROOT, store) == []
+    assert minify.minify_widgets(tmp_path / "site", ROOT, store) == []
+    minified = (site / "a.js").read_text()
+    assert len(minified) < len(source) and "add" in minified
+
+
 def cache_entries(project: Path) -> dict[str, set[str]]:
     cache = project / ".cache"
     kinds = ("figures", "examples", "notebooks", "macros")

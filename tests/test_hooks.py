@@ -91,7 +91,8 @@ def test_pages_can_build_while_the_figures_are_drawn(tmp_path, monkeypatch):
     monkeypatch.setattr(build_assets.build_cache, "FIGURE_SPECS", {})
     monkeypatch.setattr(build_assets.build_cache, "WIDGET_ATTRIBUTES", {})
     figures = build_assets.FigureFiles(ROOT, tmp_path)
-    assert not any(future.done() for future in figures.drawing.futures)  # not waited
+    drawings = figures.drawing.submitted.result()  # submitted off the main thread
+    assert not any(future.done() for future in drawings)  # not waited for
     assert set(build_assets.build_cache.FIGURE_SPECS) == set(TWO_FIGURES)  # for macros
     assert sorted(figures.files()) == sorted(figures.paths) and len(figures.paths) == 8
     stored = [p.name for p in tmp_path.iterdir()]
