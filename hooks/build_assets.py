@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import re
 import site
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import forkserver
 from pathlib import Path
 from types import SimpleNamespace
@@ -98,9 +98,7 @@ class Drawing:
             initargs=(str(Path(build_cache.__file__).parent),),
         )
         # A submit starts a worker once the fork server is ready: not on this thread.
-        submitter = ThreadPoolExecutor(max_workers=1)
-        self.submitted = submitter.submit(self.submit_all)
-        submitter.shutdown(wait=False)
+        (self.submitted,) = build_cache.in_background((self.submit_all,))
 
     def submit_all(self) -> list:
         return [self.pool.submit(build_cache.draw_variant, *v) for v in self.variants]

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache, wraps
 from importlib import metadata
 from pathlib import Path
@@ -199,6 +200,16 @@ class Store:
         partial.write_bytes(data)
         partial.replace(self.directory / key)  # atomic: never half an artifact
         return data
+
+
+def in_background(*calls: tuple) -> list[Future]:
+    """The future of each ``(function, *args)``, called in order on one new thread,
+    which ends when they are done: work that goes on while the pages build."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return [pool.submit(*call) for call in calls]
+    finally:
+        pool.shutdown(wait=False)
 
 
 def cache_dir(config) -> Path:

@@ -11,7 +11,6 @@ import hashlib
 import shutil
 import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import build_cache  # hooks/build_cache.py
@@ -83,11 +82,8 @@ def store_of(config):
 def on_files(files, config):
     project_dir = Path(config.config_file_path).parent
     sources = sorted((Path(config.docs_dir) / WIDGETS).glob("*.js"))
-    terser = ThreadPoolExecutor(max_workers=1)
-    _minifying.append(
-        terser.submit(cache_minified, sources, project_dir, store_of(config))
-    )
-    terser.shutdown(wait=False)  # its thread ends with the task
+    call = (cache_minified, sources, project_dir, store_of(config))
+    _minifying.extend(build_cache.in_background(call))
     return files
 
 

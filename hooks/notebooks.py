@@ -16,11 +16,12 @@ import hashlib
 import itertools
 import posixpath
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from fnmatch import fnmatch
 from pathlib import Path
 from types import SimpleNamespace
 
+import build_cache  # hooks/build_cache.py
 import jupytext
 import nbformat
 from mkdocs.exceptions import PluginError
@@ -125,14 +126,9 @@ def render_into_cache(plugin, file, config, files) -> None:
 
 def execute_ahead(plugin, notebooks, config, files) -> dict[str, Future]:
     """Each notebook's `render_into_cache`, in one background thread, in order."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebooks")
-    try:
-        return {
-            file.src_uri: pool.submit(render_into_cache, plugin, file, config, files)
-            for file in notebooks
-        }
-    finally:
-        pool.shutdown(wait=False)  # the thread ends when the queue is done
+    calls = [(render_into_cache, plugin, file, config, files) for file in notebooks]
+    futures = build_cache.in_background(*calls)
+    return {file.src_uri: f for file, f in zip(notebooks, futures, strict=True)}
 
 
 _ahead: dict[str, Future] = {}  # notebook -> its execution, until its page renders

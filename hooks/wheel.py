@@ -20,6 +20,7 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+import build_cache  # hooks/build_cache.py
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
@@ -89,12 +90,29 @@ def with_install_pointer(page_html: str, install_url: str) -> str:
     return f"{head}{found}\n{pointer}{rest}" if found else pointer + page_html
 
 
+_building = []  # (the wheel's future, its File) from on_files to on_env
+
+
 def on_files(files, config):
+    """Build the wheel in the background; its File is in the site's files now."""
     project_dir = Path(config.config_file_path).parent
-    generated = wheel_files(project_dir, project_dir / ".cache" / "wheel")
-    for src_uri, content in generated.items():
-        files.append(File.generated(config, src_uri, content=content))
+    call = (wheel_files, project_dir, build_cache.cache_dir(config) / "wheel")
+    (future,) = build_cache.in_background(call)
+    wheel = File.generated(config, WHEEL_PATH, content=b"")  # bytes in on_env
+    files.append(wheel)
+    _building.append((future, wheel))
     return files
+
+
+def on_env(env, config, files):
+    future, wheel = _building.pop()
+    wheel.content_bytes = future.result()[WHEEL_PATH]  # a build error is raised here
+    return env
+
+
+def on_build_error(error):
+    while _building:
+        _building.pop()[0].exception()  # waited for; the build has failed already
 
 
 def on_page_content(page_html, page, config, files):

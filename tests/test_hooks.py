@@ -371,7 +371,8 @@ def test_notebooks_execute_in_the_background_and_their_pages_wait():
     ahead = notebooks.execute_ahead(Jupyter(), files, None, None)
     assert [ahead[f.src_uri].result() for f in files] == [None, None]
     assert [file for file, _ in rendered] == files  # in page order
-    assert {name for _, name in rendered} == {"notebooks_0"}  # not this thread
+    names = {name for _, name in rendered}  # one thread, not this one
+    assert len(names) == 1 and threading.current_thread().name not in names
     executed, failed = Future(), Future()
     notebooks._ahead.update({"notebooks/a.py": executed, "notebooks/b.py": failed})
     shown = lambda config, files: rendered.append("shown")  # noqa: E731
@@ -412,3 +413,32 @@ def test_templates_compile_once_per_process_and_again_when_edited(monkeypatch):
     theme = Environment()
     assert templates.on_env(theme, None, None) is theme
     assert theme.bytecode_cache is templates.CACHES["theme"]
+
+
+def test_the_wheel_builds_while_the_pages_do(monkeypatch):
+    import threading
+
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
+
+    wheel = load("wheel")
+    release, built_on = threading.Event(), []
+
+    def slow_build(project_dir, cache_dir):
+        built_on.append(threading.current_thread())
+        assert release.wait(5)
+        return {wheel.WHEEL_PATH: b"PK wheel bytes"}
+
+    monkeypatch.setattr(wheel, "wheel_files", slow_build)
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    config.plugins._current_plugin = "hooks/wheel.py"  # as MkDocs sets it for a hook
+    files = wheel.on_files(Files([]), config)  # returns with the build still going
+    (file,) = [f for f in files if f.src_uri == wheel.WHEEL_PATH]
+    assert file.content_bytes == b"" and built_on != [threading.current_thread()]
+    release.set()
+    wheel.on_env(None, config, files)
+    assert file.content_bytes == b"PK wheel bytes"
+    monkeypatch.setattr(wheel, "wheel_files", lambda *_: 1 / 0)
+    wheel.on_files(Files([]), config)
+    wheel.on_build_error(None)  # waits for the failed build, raises nothing
+    assert wheel._building == []
