@@ -25,7 +25,7 @@ import build_cache  # hooks/build_cache.py
 import jupytext
 import nbformat
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, Files
 
 NOTEBOOK_CRUFT = [  # what mkdocs-jupyter adds that this site must not ship
     r"<!-- Load mathjax -->\s*<script src=\"\">\s*</script>",  # empty MathJax loader
@@ -143,7 +143,13 @@ def on_files(files, config):
     notebooks = [file for file in files if plugin.should_include(file)]
     forget_executions()  # what an earlier, failed build of this process left
     _ahead.update(execute_ahead(plugin, notebooks, config, files))
-    return files
+    return pages_last(files, notebooks)
+
+
+def pages_last(files: Files, last: list[File]) -> Files:
+    """``files`` with ``last`` at the end. MkDocs builds pages in this order (the
+    nav's order is its own), so the other pages build while the notebooks execute."""
+    return Files([file for file in files if file not in last] + last)
 
 
 def on_pre_page(page, config, files):

@@ -442,3 +442,19 @@ def test_the_wheel_builds_while_the_pages_do(monkeypatch):
     wheel.on_files(Files([]), config)
     wheel.on_build_error(None)  # waits for the failed build, raises nothing
     assert wheel._building == []
+
+
+def test_notebook_pages_build_after_the_others():
+    from mkdocs.structure.files import File, Files
+
+    def page(uri):
+        return File(uri, "docs", "site", use_directory_urls=True)
+
+    pages = [page(uri) for uri in ("a.md", "notebooks/x.py", "b.md", "notebooks/y.py")]
+    ordered = notebooks.pages_last(Files(pages), [pages[1], pages[3]])
+    assert [f.src_uri for f in ordered] == [
+        "a.md",
+        "b.md",
+        "notebooks/x.py",
+        "notebooks/y.py",
+    ]
