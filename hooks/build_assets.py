@@ -56,8 +56,9 @@ def figure_modules(project_dir: Path) -> list[str]:
     return [f"posenc_docs.figures.{p.stem}" for p in sorted(folder.glob("[!_]*.py"))]
 
 
-# A worker's imports cost about ten variants' drawing, and each worker takes a core
-# from the page build: measured, one worker draws 14 variants sooner than two do.
+# Each worker takes a core from the page build. Measured when each worker imported
+# torch and matplotlib itself (about ten variants' drawing), one worker drew 14
+# variants sooner than two did; forked workers start cheaper (not measured again).
 VARIANTS_PER_WORKER = 32
 # Imported once, by the fork server, which forks the workers (this process has
 # threads: it is not forked itself). Libraries only: each worker imports the

@@ -142,8 +142,9 @@ def on_files(files, config):
     plugin = config.plugins["mkdocs-jupyter"]
     notebooks = [file for file in files if plugin.should_include(file)]
     forget_executions()  # what an earlier, failed build of this process left
+    files = pages_last(files, notebooks)  # the site's files from now on
     _ahead.update(execute_ahead(plugin, notebooks, config, files))
-    return pages_last(files, notebooks)
+    return files
 
 
 def pages_last(files: Files, last: list[File]) -> Files:

@@ -159,9 +159,9 @@ def to_svg(fig) -> bytes:
     buffer = io.BytesIO()
     with plt.rc_context(SVG_RC):
         if (engine := fig.get_layout_engine()) is not None:
-            FigureCanvasSVG(fig)  # the figure's canvas now
-            engine.execute(fig)
-            fig.set_layout_engine(None)
+            FigureCanvasSVG(fig)  # text measured as the SVG backend draws it
+            engine.execute(fig)  # laid out once ...
+            fig.set_layout_engine(None)  # ... so savefig draws once
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     return buffer.getvalue()
