@@ -367,38 +367,67 @@ def only_names(statement: ast.stmt, names: set[str]) -> ast.stmt:
     return ast.ImportFrom(module=statement.module, names=aliases, level=0)
 
 
-@lru_cache(maxsize=16)
-def parsed_module(source: str) -> ast.Module:
-    """A module's syntax tree (read, never changed, by `figure_source`)."""
-    return ast.parse(source)
-
-
 def figure_source(source: str, slug: str) -> str | None:
     """What figure ``slug`` of figure module ``source`` is made of, as source: its
-    ``FigureSpec(...)`` call, the top-level definitions, assignments and imports it
-    reaches by name (transitively), and every top-level statement that binds no
-    name. None if there is no such call, or a relative import (keys then take the
+    ``FigureSpec(...)`` call and what `reachable_source` keeps of the module for
+    it. None if there is no such call, or a relative import (keys then take the
     whole module). Comments and layout are not part of it (``ast.unparse``)."""
-    tree = parsed_module(source)  # one parse for all of a module's figures
+    tree, *_ = module_graph(source)  # one parse for all of a module's figures
     call = figure_call(tree, slug)
-    relative = any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
-    if call is None or relative:
+    if call is None or has_relative_import(tree):
         return None
+    return "\n".join([reachable_source(source, names_used(call)), ast.unparse(call)])
+
+
+@lru_cache(maxsize=1024)
+def module_part(source: str, names: frozenset[str]) -> str | None:
+    """What module ``source`` is, as far as code that reads only its top-level
+    ``names`` can tell (`reachable_source`); None with a relative import."""
+    tree, *_ = module_graph(source)
+    return None if has_relative_import(tree) else reachable_source(source, names)
+
+
+def has_relative_import(tree: ast.Module) -> bool:
+    return any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
+
+
+@lru_cache(maxsize=64)
+def module_graph(source: str):
+    """A module's tree (read, never changed), the statements binding each name,
+    the names each statement uses, and the statements that bind none."""
+    tree = ast.parse(source)
     binders: dict[str, list[int]] = {}
     for i, statement in enumerate(tree.body):
         for name in bound_names(statement):
             binders.setdefault(name, []).append(i)
-    needed = {i: set() for i, s in enumerate(tree.body) if not bound_names(s)}
-    todo = names_used(call).union(*(names_used(tree.body[i]) for i in needed))
+    uses = [names_used(statement) for statement in tree.body]
+    unbound = [i for i, statement in enumerate(tree.body) if not bound_names(statement)]
+    return tree, binders, uses, unbound
+
+
+@lru_cache(maxsize=4096)
+def statement_source(source: str, i: int, names: frozenset[str]) -> str:
+    """Top-level statement ``i`` of module ``source`` (an import: only ``names``)."""
+    tree, *_ = module_graph(source)
+    return ast.unparse(only_names(tree.body[i], set(names)))
+
+
+def reachable_source(source: str, names: set[str]) -> str:
+    """The top-level statements of module ``source`` that bind no name, and the
+    definitions, assignments and imports that they or ``names`` reach by name,
+    transitively (imports cut down to the names reached), in module order."""
+    tree, binders, uses, unbound = module_graph(source)
+    needed = {i: set() for i in unbound}
+    todo = set(names).union(*(uses[i] for i in unbound))
     seen = set()
     while todo:
         seen.add(name := todo.pop())
         for i in binders.get(name, []):
             needed.setdefault(i, set()).add(name)
             if not isinstance(tree.body[i], IMPORTS):
-                todo |= names_used(tree.body[i]) - seen
-    kept = [only_names(tree.body[i], needed[i]) for i in sorted(needed)]
-    return "\n".join(map(ast.unparse, [*kept, call]))
+                todo |= uses[i] - seen
+    kept = (statement_source(source, i, frozenset(needed[i])) for i in sorted(needed))
+    return "\n".join(kept)
 
 
 def draw_variant(slug: str, phone: bool) -> str:
@@ -474,6 +503,33 @@ def _free_names(expression: str) -> frozenset[str]:
     return frozenset(meta.find_undeclared_variables(parsed))
 
 
+@lru_cache(maxsize=1024)
+def attributes_read(expression: str, name: str) -> frozenset[str] | None:
+    """The attributes ``name.x`` a Jinja expression reads of ``name``; None if it
+    uses ``name`` otherwise (passes it, indexes it...)."""
+    from jinja2 import Environment, nodes
+
+    parsed = Environment().parse("{{ " + expression + " }}")
+    reads = [
+        node.attr
+        for node in parsed.find_all(nodes.Getattr)
+        if isinstance(node.node, nodes.Name) and node.node.name == name
+    ]
+    uses = [node for node in parsed.find_all(nodes.Name) if node.name == name]
+    return frozenset(reads) if len(reads) == len(uses) else None
+
+
+def module_for_expressions(module: str, name: str, expressions, root: Path) -> str:
+    """What of ``module`` (bound to ``name``) the expressions can read, as source:
+    the part of it their ``name.x`` reach (`module_part`), else ``import module``."""
+    read = [attributes_read(expression, name) for expression in expressions]
+    if None not in read:
+        source = module_path(module, root).read_text(encoding="utf-8")
+        if (part := module_part(source, frozenset().union(*read))) is not None:
+            return part
+    return f"import {module}"
+
+
 @lru_cache(maxsize=256)
 def template_names(markdown: str) -> frozenset[str]:
     """Free variables of a whole Jinja template (a page Jinja renders whole)."""
@@ -545,15 +601,19 @@ def macro_key(plugin, modules: dict[str, str], macros_source: str, root: Path):
         known = set(modules) | set(plugin.macros) | set(meta)
         if not names <= known:
             return None
+        read = [expression, *sets.values()]
         imports = "".join(
-            f"\nimport {modules[n]}" for n in sorted(names & set(modules))
-        )
+            "\n" + (f"import {modules[n]}" if whole else
+                    module_for_expressions(modules[n], n, read, root))
+            for n in sorted(names & set(modules))
+        )  # fmt: skip
         extra = [expression, sets, {n: meta[n] for n in names & set(meta)}]
         if names & set(FIGURE_MACROS):
             order = FIGURE_CALL.findall(plugin.page.file.content_string)
             extra += [plugin.page.url, order, FIGURE_SPECS, WIDGET_ATTRIBUTES]
         libraries = ("mkdocs-macros-plugin", "jinja2")
-        return artifact_key(macros_source + imports, root, *extra, libraries=libraries)
+        extra += [macros_source, dependency_digest(macros_source, root).hex()]
+        return artifact_key(imports, root, *extra, libraries=libraries)  # theirs
 
     return key_of
 

@@ -1,6 +1,7 @@
 """The build cache (hooks/build_cache.py): keys follow each artifact's imports, an
 edit recomputes exactly what depends on it, and cached output is Jinja's output."""
 
+import ast
 import hashlib
 import importlib
 import modulefinder
@@ -75,7 +76,18 @@ def artifacts(root: Path) -> dict[str, tuple[str, str]]:
         found[f"notebook {path.name}"] = (path.read_text(), None)
     for name, module in macros.MODULES.items():
         found[f"macro {name}"] = (MACROS_SOURCE + f"\nimport {module}\n", name)
+        source = build_cache.module_path(module, root).read_text()
+        functions = public_functions(source)
+        for function in set(functions[:1] + functions[-1:]):  # what a value reads
+            part = build_cache.module_part(source, frozenset({function}))
+            found[f"macro {name}.{function}"] = (MACROS_SOURCE + "\n" + part, name)
     return found
+
+
+def public_functions(source: str) -> list[str]:
+    tree = ast.parse(source)
+    defined = (n.name for n in tree.body if isinstance(n, ast.FunctionDef))
+    return [name for name in defined if not name.startswith("_")]
 
 
 MACROS_SOURCE = (ROOT / "hooks" / "macros.py").read_text()
@@ -105,9 +117,10 @@ def keys(root: Path) -> dict[str, str]:
             path = root / "docs" / "notebooks" / name.split()[1]
             own = build_cache.notebook_key(lambda *args: "mkdocs-jupyter's", root)
             result[name] = own(str(path), {}, True)
-        else:
+        else:  # the module passed whole, or one of its functions called
             key_of = build_cache.macro_key(PLUGIN, macros.MODULES, MACROS_SOURCE, root)
-            result[name] = key_of(f"fixed({module}.value, 2)", {})
+            used = name.split()[1] + ("()" if "." in name else "")
+            result[name] = key_of(f"fixed({used}, 2)", {})
     return result
 
 
@@ -155,6 +168,36 @@ def test_editing_one_module_changes_exactly_the_keys_of_its_dependents(tree, mod
     assert changed == expected
     assert 0 < len(changed) < len(before)  # the edit matters, and not everywhere
     assert keys(root) == before  # undone: every key is back, nothing drifted
+
+
+def test_a_macro_value_is_keyed_by_the_functions_it_calls(tree):
+    root, _ = tree
+    key_of = build_cache.macro_key(PLUGIN, macros.MODULES, MACROS_SOURCE, root)
+    values = {
+        "decay": ("fixed(part2_basics.rope_decay_range(1000, 65536)[0], 1)", {}),
+        "penalty": ("fixed(part2_basics.alibi_penalty(8, 100), 2)", {}),
+        "set": ("fixed(d, 2)", {"d": "part2_basics.rope_decay_range(1, 9)[1]"}),
+        "whole": ("fixed(part2_basics, 2)", {}),  # the module itself: all of it
+    }
+    before = {name: key_of(*value) for name, value in values.items()}
+    alibi = root / "posenc_docs" / "alibi.py"
+    original = alibi.read_text()
+    alibi.write_text(original + "\n# an edit\n")
+    try:
+        after = {name: key_of(*value) for name, value in values.items()}
+    finally:
+        alibi.write_text(original)
+    changed = {name for name in values if before[name] != after[name]}
+    assert changed == {"penalty", "whole"}  # rope_decay_range reads no ALiBi
+
+
+def test_attributes_read_of_a_name_in_an_expression():
+    read = build_cache.attributes_read
+    assert read("fixed(m.f(1) + m.g[0], 2)", "m") == {"f", "g"}
+    assert read("fixed(x.f(m.h), 2)", "m") == {"h"}
+    assert read("count(m)", "m") is None  # passed whole
+    assert read("m['f'](1)", "m") is None  # indexed: any of its names
+    assert read("fixed(1, 2)", "m") == set()
 
 
 def test_a_figure_is_made_of_what_its_spec_reaches_by_name():
