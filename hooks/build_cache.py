@@ -372,9 +372,9 @@ def figure_source(source: str, slug: str) -> str | None:
     ``FigureSpec(...)`` call and what `reachable_source` keeps of the module for
     it. None if there is no such call, or a relative import (keys then take the
     whole module). Comments and layout are not part of it (``ast.unparse``)."""
-    tree, *_ = module_graph(source)  # one parse for all of a module's figures
+    tree, *_, relative = module_graph(source)  # one parse for all of its figures
     call = figure_call(tree, slug)
-    if call is None or has_relative_import(tree):
+    if call is None or relative:
         return None
     return "\n".join([reachable_source(source, names_used(call)), ast.unparse(call)])
 
@@ -383,18 +383,15 @@ def figure_source(source: str, slug: str) -> str | None:
 def module_part(source: str, names: frozenset[str]) -> str | None:
     """What module ``source`` is, as far as code that reads only its top-level
     ``names`` can tell (`reachable_source`); None with a relative import."""
-    tree, *_ = module_graph(source)
-    return None if has_relative_import(tree) else reachable_source(source, names)
-
-
-def has_relative_import(tree: ast.Module) -> bool:
-    return any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
+    *_, relative = module_graph(source)
+    return None if relative else reachable_source(source, names)
 
 
 @lru_cache(maxsize=64)
 def module_graph(source: str):
     """A module's tree (read, never changed), the statements binding each name,
-    the names each statement uses, and the statements that bind none."""
+    the names each statement uses, the statements that bind none, and whether it
+    has a relative import."""
     tree = ast.parse(source)
     binders: dict[str, list[int]] = {}
     for i, statement in enumerate(tree.body):
@@ -402,7 +399,8 @@ def module_graph(source: str):
             binders.setdefault(name, []).append(i)
     uses = [names_used(statement) for statement in tree.body]
     unbound = [i for i, statement in enumerate(tree.body) if not bound_names(statement)]
-    return tree, binders, uses, unbound
+    relative = any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
+    return tree, binders, uses, unbound, relative
 
 
 @lru_cache(maxsize=4096)
@@ -416,7 +414,7 @@ def reachable_source(source: str, names: set[str]) -> str:
     """The top-level statements of module ``source`` that bind no name, and the
     definitions, assignments and imports that they or ``names`` reach by name,
     transitively (imports cut down to the names reached), in module order."""
-    tree, binders, uses, unbound = module_graph(source)
+    tree, binders, uses, unbound, _ = module_graph(source)
     needed = {i: set() for i in unbound}
     todo = set(names).union(*(uses[i] for i in unbound))
     seen = set()
@@ -496,20 +494,27 @@ def page_template(markdown: str):
 
 
 @lru_cache(maxsize=4096)
+def parsed_expression(expression: str):
+    """The Jinja syntax tree of ``{{ expression }}`` (read, never changed)."""
+    from jinja2 import Environment
+
+    return Environment().parse("{{ " + expression + " }}")
+
+
+@lru_cache(maxsize=4096)
 def _free_names(expression: str) -> frozenset[str]:
-    from jinja2 import Environment, meta
+    from jinja2 import meta
 
-    parsed = Environment().parse("{{ " + expression + " }}")
-    return frozenset(meta.find_undeclared_variables(parsed))
+    return frozenset(meta.find_undeclared_variables(parsed_expression(expression)))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def attributes_read(expression: str, name: str) -> frozenset[str] | None:
     """The attributes ``name.x`` a Jinja expression reads of ``name``; None if it
     uses ``name`` otherwise (passes it, indexes it...)."""
-    from jinja2 import Environment, nodes
+    from jinja2 import nodes
 
-    parsed = Environment().parse("{{ " + expression + " }}")
+    parsed = parsed_expression(expression)
     reads = [
         node.attr
         for node in parsed.find_all(nodes.Getattr)
