@@ -68,7 +68,10 @@ WORKER_LIBRARIES = ["numpy", "torch", "matplotlib.pyplot"]
 
 def worker_context():
     """The workers' multiprocessing context, its fork server started (it imports
-    WORKER_LIBRARIES meanwhile; nothing waits for it here)."""
+    WORKER_LIBRARIES meanwhile; nothing waits for it here). Where there is no fork
+    server (Windows), spawn: each worker then imports everything itself."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(WORKER_LIBRARIES)
     forkserver.ensure_running()

@@ -78,7 +78,12 @@ TWO_FIGURES = ["part3_nope-temperatures", "part3_axes-pair-axes"]
 TWO_MODULES = [f"posenc_docs.figures.{m}" for m in ("part3_nope", "part3_axes")]
 
 
-def test_parallel_and_serial_drawing_give_the_same_bytes():
+@pytest.mark.parametrize("server", [True, False], ids=["fork server", "spawn"])
+def test_parallel_and_serial_drawing_give_the_same_bytes(server, monkeypatch):
+    if not server:  # as on Windows, which has no fork server
+        monkeypatch.setattr("multiprocessing.get_all_start_methods", lambda: ["spawn"])
+    method = build_assets.worker_context().get_start_method()
+    assert method == ("forkserver" if server else "spawn")
     variants = [(slug, phone) for slug in TWO_FIGURES for phone in (False, True)]
     drawing = build_assets.Drawing(variants)
     assert drawing.pool is not None  # four variants: drawn by worker processes
