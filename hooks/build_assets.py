@@ -124,16 +124,15 @@ class Drawing:
             self.pool = None
 
 
-def module_source(module: str, project_dir: Path) -> str:
-    return build_cache.module_path(module, project_dir).read_text(encoding="utf-8")
-
-
 def figure_keys(project_dir: Path) -> dict[str, str]:
     """Figure module -> cache key: the module's sources, what it imports."""
     extra = ("figures", build_cache.DRAWN_THEME)
     return {
         module: build_cache.artifact_key(
-            module_source(module, project_dir), project_dir, *extra, name=module
+            build_cache.module_source(module, project_dir),
+            project_dir,
+            *extra,
+            name=module,
         )
         for module in figure_modules(project_dir)
     }
@@ -146,7 +145,7 @@ def figure_key(module: str, slug: str, project_dir: Path) -> str:
     """Cache key of one figure's SVGs: what it is made of (`figure_source`) and
     what that imports, and how every figure is drawn; the whole module's sources
     if what the figure is made of cannot be told."""
-    source = module_source(module, project_dir)
+    source = build_cache.module_source(module, project_dir)
     made_of = build_cache.figure_source(source, slug)
     name = None if made_of else module
     theme = build_cache.DRAWN_THEME

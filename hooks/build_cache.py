@@ -202,6 +202,11 @@ class Store:
         return data
 
 
+def module_source(module: str, root: Path) -> str:
+    """The source of package module ``module`` (a dotted name) under ``root``."""
+    return module_path(module, root).read_text(encoding="utf-8")
+
+
 def in_background(*calls: tuple) -> list[Future]:
     """The future of each ``(function, *args)``, called in order on one new thread,
     which ends when they are done: work that goes on while the pages build."""
@@ -529,7 +534,7 @@ def module_for_expressions(module: str, name: str, expressions, root: Path) -> s
     the part of it their ``name.x`` reach (`module_part`), else ``import module``."""
     read = [attributes_read(expression, name) for expression in expressions]
     if None not in read:
-        source = module_path(module, root).read_text(encoding="utf-8")
+        source = module_source(module, root)
         if (part := module_part(source, frozenset().union(*read))) is not None:
             return part
     return f"import {module}"

@@ -28,19 +28,13 @@ def minify_key(source: bytes, project_dir: Path) -> str:
 
 
 def minify_widgets(site_dir: Path, project_dir: Path, store) -> list[Path]:
-    """Minify every ``.js`` under the site's widget folder; return those terser ran
-    on (the others come from the cache)."""
+    """Minify every ``.js`` under the site's widget folder, from the cache; return
+    those terser ran on (`cache_minified`: the cache lacked them)."""
     files = sorted((site_dir / WIDGETS).glob("*.js"))
     keys = {path: minify_key(path.read_bytes(), project_dir) for path in files}
-    cached = {path: store.get(key) for path, key in keys.items()}
-    missing = [path for path, data in cached.items() if data is None]
-    for path, data in cached.items():
-        if data is not None:
-            path.write_bytes(data)
-    if missing:
-        run_terser(missing, project_dir)
-    for path in missing:
-        store.put(keys[path], path.read_bytes())
+    missing = cache_minified(files, project_dir, store)
+    for path, key in keys.items():
+        path.write_bytes(store.get(key))
     return missing
 
 

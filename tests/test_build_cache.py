@@ -66,7 +66,7 @@ def artifacts(root: Path) -> dict[str, tuple[str, str]]:
     found = {}
     for module in build_assets.figure_modules(root):
         found[f"figure {module}"] = (f"import {module}\n", module)
-        source = build_assets.module_source(module, root)
+        source = build_cache.module_source(module, root)
         for slug in slugs(module):  # each figure's SVGs: what that figure is made of
             made_of = build_assets.RENDERING + build_cache.figure_source(source, slug)
             found[f"figure {module} {slug}"] = (made_of, module)
@@ -76,7 +76,7 @@ def artifacts(root: Path) -> dict[str, tuple[str, str]]:
         found[f"notebook {path.name}"] = (path.read_text(), None)
     for name, module in macros.MODULES.items():
         found[f"macro {name}"] = (MACROS_SOURCE + f"\nimport {module}\n", name)
-        source = build_cache.module_path(module, root).read_text()
+        source = build_cache.module_source(module, root)
         functions = public_functions(source)
         for function in set(functions[:1] + functions[-1:]):  # what a value reads
             part = build_cache.module_part(source, frozenset({function}))
@@ -470,7 +470,7 @@ def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
     figures = {key for name, key in build_assets.figure_keys(project).items()
                if imports_module("", name)}  # fmt: skip
     for name in build_assets.figure_modules(project):  # and each figure's SVGs
-        source = build_assets.module_source(name, project)
+        source = build_cache.module_source(name, project)
         for slug in slugs(name):
             made_of = build_assets.RENDERING + build_cache.figure_source(source, slug)
             if imports_module(made_of):
