@@ -1,12 +1,17 @@
 """Unit tests for the MkDocs hook and the macros module."""
 
+import html.parser
 import importlib.util
 import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import markdown
+import material
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mkdocs.exceptions import PluginError
 
 from posenc_docs.figures.spec import dark_variant
@@ -463,3 +468,73 @@ def test_notebook_pages_build_after_the_others():
         "notebooks/x.py",
         "notebooks/y.py",
     ]
+
+
+class _Listings(html.parser.HTMLParser):
+    """Each `<pre>`'s text, the text outside them, and the classes of pre spans."""
+
+    def __init__(self, page: str):
+        super().__init__(convert_charrefs=True)
+        self.inside, self.listings, self.outside, self.span_classes = 0, [], [], []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "pre":
+            self.inside += 1
+            self.listings.append("")
+        elif tag == "span" and self.inside:
+            self.span_classes.append(dict(attrs).get("class"))
+
+    def handle_endtag(self, tag):
+        self.inside -= tag == "pre"
+
+    def handle_data(self, data):
+        if self.inside:
+            self.listings[-1] += data
+        else:
+            self.outside.append(data)
+
+
+def highlighted(source: str) -> str:
+    """`source` as the site's Markdown makes a Python listing, with a name outside."""
+    fence = f"```python\n{source}\n```"
+    body = markdown.markdown(fence, extensions=["pymdownx.superfences"])
+    return f'<p><span class="n">x</span> and <code>y</code></p>{body}'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abxy_ 01.,()[]=+-*/'\"#<>&;:\n\t\\", max_size=80))
+def test_listings_keep_their_text_and_lose_only_unstyled_spans(source):
+    listings = load("listings")
+    page = highlighted(source)
+    before, after = _Listings(page), _Listings(listings.without_plain_tokens(page))
+    assert after.listings == before.listings  # what a reader sees and copies
+    assert after.outside == before.outside
+    assert after.span_classes == [
+        c for c in before.span_classes if c not in ("n", "w", None)
+    ]
+    assert '<span class="n">x</span>' in listings.without_plain_tokens(page)
+
+
+def test_listings_unwrap_names_whitespace_and_empty_spans_in_real_code():
+    listings = load("listings")
+    source = (ROOT / "posenc_docs" / "rope.py").read_text(encoding="utf-8")
+    page = highlighted(source)
+    before = _Listings(page).span_classes
+    after = _Listings(listings.without_plain_tokens(page)).span_classes
+    assert before.count("n") > 500 and before.count("w") > 50 and None in before
+    assert len(after) < 0.75 * len(before)  # a quarter of the elements, at least
+
+
+def test_unwrapped_token_spans_have_no_colour_of_their_own():
+    """Material gives `.n` the name colour, which is the listing's own colour in
+    both schemes, and styles no `.w`: if it ever does, unwrapping would show."""
+    css = "".join(
+        path.read_text(encoding="utf-8")
+        for path in (Path(material.__file__).parent / "templates").rglob("*.css")
+    )
+    rules = re.findall(r"([^{}]*)\{([^}]*)\}", css)
+    styling = [body for sel, body in rules if re.search(r"\.[nw](?![\w-])", sel)]
+    assert styling == ["color:var(--md-code-hl-name-color)"]
+    names = re.findall(r"--md-code-hl-name-color:([^;}]*)", css)
+    assert names and set(names) == {"var(--md-code-fg-color)"}

@@ -171,3 +171,17 @@ def test_pages_load_no_asset_for_markup_they_lack(site_dir, html_pages):
         for asset, markup in ASSET_MARKUP.items():
             loads = [url for url in linked if url and asset in url]
             assert not loads or markup in html, (page, loads)
+
+
+def test_listings_carry_no_unstyled_token_spans(site_dir, html_pages):
+    """hooks/listings.py runs on every page, notebooks included: a listing keeps the
+    spans that colour it and none that only cost the browser."""
+    coloured = 0
+    for page in html_pages:
+        for pre in BeautifulSoup((site_dir / page).read_text(), "html.parser")("pre"):
+            spans = pre("span")
+            assert not [s for s in spans if s.get("class") in (["n"], ["w"], None)], (
+                page
+            )
+            coloured += len(spans)
+    assert coloured > 1000  # the listings are still highlighted
