@@ -183,3 +183,26 @@ def test_pages_stay_light_and_still(guarded, site_url, html_pages):
     assert statistics.median(sizes.values()) <= 160_000, sizes
     first = html_pages[0]  # loaded again after all the others: still every byte
     assert measure_page(tab.page, url[first])["gzip"] == sizes[first]
+
+
+# Each collapsed block's listings: their boxes and the width of their text.
+CLOSED_LISTINGS = """() => [...document.querySelectorAll('details:not([open]) pre')]
+  .map(pre => [pre.getClientRects().length, pre.scrollWidth])"""
+
+
+def test_collapsed_listings_are_not_rendered_until_opened(guarded, site_url):
+    """Closed blocks' content has no boxes, so Material's start-up measures nothing
+    inside them; a reader who opens one sees its listing, copy button included."""
+    tab = guarded(width=390).open(f"{site_url}/lab/")
+    closed = tab.page.evaluate(CLOSED_LISTINGS)
+    assert len(closed) >= 5 and all(box == [0, 0] for box in closed), closed
+    first = (
+        "[...document.querySelectorAll('details')]"
+        ".findIndex(d => !d.open && d.querySelector('pre'))"
+    )
+    block = tab.page.locator("details").nth(tab.page.evaluate(first))
+    block.locator("summary").click()
+    listing = block.locator("pre").first
+    assert listing.is_visible() and listing.bounding_box()["height"] > 50
+    assert listing.locator("button[data-md-type='copy']").count() == 1
+    assert tab.blocked == [] and tab.errors == []
