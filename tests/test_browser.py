@@ -206,3 +206,36 @@ def test_collapsed_listings_are_not_rendered_until_opened(guarded, site_url):
     assert listing.is_visible() and listing.bounding_box()["height"] > 50
     assert listing.locator("button[data-md-type='copy']").count() == 1
     assert tab.blocked == [] and tab.errors == []
+
+
+# Records each time the body gains (true) or loses (false) Material's mark for a
+# palette switch, from before any of the page's scripts run.
+RECORD_SWITCHING = """
+window.switchingMarks = [];
+new MutationObserver(records => records.forEach(() => window.switchingMarks.push(
+  document.body.hasAttribute('data-md-color-switching'))))
+  .observe(document, {subtree: true, attributeFilter: ['data-md-color-switching']});
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_palette_restyles_the_page_only_when_the_reader_switches(
+    guarded, site_url, scheme
+):
+    """hooks/palette.py: a page whose palette is already on the body (light, or the
+    reader's saved choice) loads without the switching mark, a full restyle;
+    flipping the toggle still sets it, then clears it."""
+    tab = guarded(color_scheme=scheme)
+    tab.page.add_init_script(RECORD_SWITCHING)
+    tab.open(f"{site_url}/part1/order/")  # in dark, a first visit switches once
+    tab.open(f"{site_url}/part1/formula/")
+    body_scheme = "document.body.getAttribute('data-md-color-scheme')"
+    loaded = tab.page.evaluate(body_scheme)
+    assert loaded == {"light": "default", "dark": "slate"}[scheme]
+    assert tab.page.evaluate("window.switchingMarks") == []
+    other = 1 if scheme == "light" else 0
+    tab.page.locator(f'label[for="__palette_{other}"]').click()
+    tab.page.wait_for_function(f"{body_scheme} !== '{loaded}'")
+    tab.page.wait_for_function("window.switchingMarks.length === 2")
+    assert tab.page.evaluate("window.switchingMarks") == [True, False]
+    assert tab.errors == []

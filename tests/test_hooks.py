@@ -538,3 +538,13 @@ def test_unwrapped_token_spans_have_no_colour_of_their_own():
     assert styling == ["color:var(--md-code-hl-name-color)"]
     names = re.findall(r"--md-code-hl-name-color:([^;}]*)", css)
     assert names and set(names) == {"var(--md-code-fg-color)"}
+
+
+def test_palette_marks_the_body_only_when_the_scheme_changes():
+    palette = load("palette")
+    (bundle,) = (Path(material.__file__).parent / "templates").rglob("bundle.*.js")
+    patched = palette.palette_bundle(bundle.read_text(encoding="utf-8"))
+    assert palette.ALWAYS_MARKED not in patched
+    assert patched.count(palette.MARKED_ON_CHANGE) == 1
+    with pytest.raises(PluginError, match="update hooks/palette.py"):
+        palette.palette_bundle(patched)  # a bundle without the expression stops
