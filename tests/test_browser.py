@@ -222,9 +222,9 @@ new MutationObserver(records => records.forEach(() => window.switchingMarks.push
 def test_palette_restyles_the_page_only_when_the_reader_switches(
     guarded, site_url, scheme
 ):
-    """hooks/palette.py: a page whose palette is already on the body (light, or the
-    reader's saved choice) loads without the switching mark, a full restyle;
-    flipping the toggle still sets it, then clears it."""
+    """hooks/material_bundle.py: a page whose palette is already on the body
+    (light, or the reader's saved choice) loads without the switching mark, a full
+    restyle; flipping the toggle still sets it, then clears it."""
     tab = guarded(color_scheme=scheme)
     tab.page.add_init_script(RECORD_SWITCHING)
     tab.open(f"{site_url}/part1/order/")  # in dark, a first visit switches once

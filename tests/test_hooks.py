@@ -540,11 +540,11 @@ def test_unwrapped_token_spans_have_no_colour_of_their_own():
     assert names and set(names) == {"var(--md-code-fg-color)"}
 
 
-def test_palette_marks_the_body_only_when_the_scheme_changes():
-    palette = load("palette")
+def test_materials_bundle_is_patched_once_per_expression_or_the_build_stops():
+    material_bundle = load("material_bundle")
     (bundle,) = (Path(material.__file__).parent / "templates").rglob("bundle.*.js")
-    patched = palette.palette_bundle(bundle.read_text(encoding="utf-8"))
-    assert palette.ALWAYS_MARKED not in patched
-    assert patched.count(palette.MARKED_ON_CHANGE) == 1
-    with pytest.raises(PluginError, match="update hooks/palette.py"):
-        palette.palette_bundle(patched)  # a bundle without the expression stops
+    patched = material_bundle.patched_bundle(bundle.read_text(encoding="utf-8"))
+    for expression, replacement in material_bundle.PATCHES.values():
+        assert expression not in patched and patched.count(replacement) == 1
+    with pytest.raises(PluginError, match="update hooks/material_bundle.py"):
+        material_bundle.patched_bundle(patched)  # a bundle without the expressions
