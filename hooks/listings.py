@@ -4,9 +4,9 @@ Pygments puts every token in a span. Three kinds of span change nothing a reader
 sees: names (``n``), whose colour ``--md-code-hl-name-color`` is the listing's own
 ``--md-code-fg-color`` in both schemes; whitespace (``w``), which no stylesheet
 styles; and the empty span that opens every block. They still cost the browser:
-Material's script restyles a listing's spans when it mounts the copy button, and
-on a page of long listings that restyling was most of its start-up time. Inside
-``<pre>`` those spans become their bare text; outside it nothing changes.
+each is an element that every restyle of the page visits, and Material's start-up
+restyles the whole page several times. Inside ``<pre>`` those spans become their
+bare text; outside it nothing changes.
 """
 
 import re
