@@ -150,12 +150,15 @@ def make_reader_venv() -> Path:
     return venv
 
 
+def reader_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+
+
 def in_venv(venv: Path, *args, cwd: Path, timeout: int = 300):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     return subprocess.run(
         [venv / "bin" / "python", *args],
         cwd=cwd,
-        env=env,
+        env=reader_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -191,10 +194,8 @@ def test_reader_venv_has_only_numpy_torch_and_the_wheel(reader, tmp_path):
 def test_every_copyable_block_runs_from_the_installed_wheel(
     reader, site_dir, html_pages, tmp_path
 ):
-    def run(script):
-        return in_venv(reader, "-I", script, cwd=script.parent)
-
-    assert run_page_blocks(site_dir, html_pages, tmp_path, run) >= 50
+    python = [reader / "bin" / "python"]
+    assert run_page_blocks(site_dir, html_pages, tmp_path, python, reader_env()) >= 50
 
 
 @pytest.mark.build

@@ -2,12 +2,12 @@
 code block a reader copies runs as copied."""
 
 import hashlib
+import json
 import os
 import re
 import subprocess
 import sys
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -78,11 +78,11 @@ def reader_code(html: str) -> list[str]:
     return [block.get_text() for block in blocks]
 
 
-def run_page_blocks(site_dir, html_pages, tmp_path, run) -> int:
+def run_page_blocks(site_dir, html_pages, tmp_path, python, env) -> int:
     """Run each page's copyable blocks, joined in page order, as one script.
 
-    ``run(script)`` runs a script in its own directory and returns the finished
-    process; two run at once (the two cores). Returns the number of blocks run.
+    ``python`` (a command) runs ``tests/run_scripts.py``, which runs each script
+    in a process of its own, in its own directory. Returns the number of blocks.
     """
     scripts = {}
     for page in html_pages:
@@ -91,26 +91,24 @@ def run_page_blocks(site_dir, html_pages, tmp_path, run) -> int:
             (tmp_path / name).mkdir()
             scripts[page] = (tmp_path / name / "blocks.py", len(blocks))
             scripts[page][0].write_text("\n\n".join(blocks))
-    with ThreadPoolExecutor(2) as pool:
-        done = {page: pool.submit(run, script) for page, (script, _) in scripts.items()}
-    for page, future in done.items():
-        result = future.result()
-        assert result.returncode == 0, f"{page}:\n{result.stderr[-3000:]}"
+    command = [*python, "-I", ROOT / "tests" / "run_scripts.py"]
+    command += [script for script, _ in scripts.values()]
+    result = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    status = json.loads(result.stdout.splitlines()[-1])
+    for page, (script, _) in scripts.items():
+        stderr = (script.parent / "stderr.txt").read_text()
+        assert status[str(script)] == 0, f"{page}:\n{stderr[-3000:]}"
     return sum(count for _, count in scripts.values())
 
 
 def test_every_copyable_block_runs_in_page_order(site_dir, html_pages, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["MPLBACKEND"] = "Agg"
-
-    def run(script):
-        command = [sys.executable, "-I", str(script)]
-        return subprocess.run(
-            command, cwd=script.parent, env=env, capture_output=True, text=True,
-            timeout=300,
-        )  # fmt: skip
-
-    assert run_page_blocks(site_dir, html_pages, tmp_path, run) >= 3
+    python = [sys.executable]
+    assert run_page_blocks(site_dir, html_pages, tmp_path, python, env) >= 3
 
 
 def test_site_serves_the_wheel_the_install_page_links(site_dir):
