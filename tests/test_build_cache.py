@@ -449,7 +449,8 @@ def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
     from tests.test_site_build import digests
 
     project = export("WORKTREE", tmp_path / "repo")
-    shutil.copytree(ROOT / ".cache", project / ".cache")  # what site_dir's build left
+    not_venv = shutil.ignore_patterns("reader-venv")  # the tests' 1 GB of torch
+    shutil.copytree(ROOT / ".cache", project / ".cache", ignore=not_venv)  # site_dir's
     warm = cache_entries(project)
     examples = sorted((project / "posenc_docs" / "examples").rglob("*.py"))
     run = [  # the examples a page executes: the build cached them
