@@ -57,17 +57,23 @@ lint: install
 	$(BIN)/ruff format --check .
 
 unit: install
-	$(BIN)/python -m pytest -n 2 -m "not build and not browser"
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not build and not browser"
 
-# Two workers, each test file on one of them (its module fixtures built once):
-# measured 6 min 43 s against 9 min 37 s one after another.
+# Each test file whole on one worker (its module fixtures built once), the longest
+# first (tests/conftest.py). Two workers, one a core: three took longer (362 s
+# against 332 s for the same tests; Chromium and the builds use a core as well).
+PYTEST_ALL := $(BIN)/python -m pytest -n 2 --dist loadfile --durations=10
+
 browser: install $(CHROMIUM)
 	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
-	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(CHROMIUM) \
-	  $(BIN)/python -m pytest -m "build or browser" -n 2 --dist loadfile --durations=10
+	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(CHROMIUM) $(PYTEST_ALL) -m "build or browser"
 	rm -rf $(SITE_DIR)
 
-test: lint unit browser
+# Lint, the strict build, then unit, build and browser tests in one run.
+test: lint $(CHROMIUM)
+	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
+	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(CHROMIUM) $(PYTEST_ALL)
+	rm -rf $(SITE_DIR)
 
 clean:
 	rm -rf $(VENV) node_modules site .cache dist

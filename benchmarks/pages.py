@@ -3,7 +3,7 @@
 Run ``python -m benchmarks.pages SITE_DIR`` (a site built by ``make build``). Each
 page is loaded once in Chromium at 390 px in the light scheme; every response body
 is gzip-compressed (level 6, as a static host would send it) and summed. CLS is the
-sum of layout-shift entries without recent input, read after the page is idle.
+sum of layout-shift entries without recent input, read once the network is quiet.
 The browser tests import `measure_page` to keep the numbers from regressing.
 """
 
@@ -12,32 +12,36 @@ import statistics
 import sys
 from pathlib import Path
 
-CLS_SCRIPT = """() => new Promise(resolve => {
-  let total = 0;
-  new PerformanceObserver(list => {
-    for (const e of list.getEntries()) if (!e.hadRecentInput) total += e.value;
-  }).observe({type: "layout-shift", buffered: true});
-  setTimeout(() => resolve(total), 400);
-})"""
+# Layout shifts so far, read at once: a buffered observer's records are there to
+# take as soon as it observes (a callback would come a task later, or never).
+CLS_SCRIPT = """async () => {
+  for (let i = 0; i < 2; i++) await new Promise(requestAnimationFrame);
+  const observer = new PerformanceObserver(() => {});
+  observer.observe({type: "layout-shift", buffered: true});
+  const shifts = observer.takeRecords().filter(e => !e.hadRecentInput);
+  observer.disconnect();
+  return shifts.reduce((total, e) => total + e.value, 0);
+}"""
 
 
-def measure_page(page, url: str) -> dict:
-    """Load ``url`` in a Playwright ``page``; gzip bytes, requests and CLS.
+def measure_page(tab, url: str) -> dict:
+    """Load ``url`` in ``tab`` (a `GuardedPage`); gzip bytes, requests and CLS.
 
-    The page must not serve from a cache (a fresh context, or one with a route,
-    which turns the cache off): every byte a cold reader downloads is counted.
+    The tab's context routes requests, which turns its cache off: every byte a
+    cold reader downloads is counted, lazy images included (scrolled to the end,
+    then the network settles again).
     """
     bodies = []
 
     def record(response):
         bodies.append(response)
 
-    page.on("response", record)
-    page.goto(url, wait_until="networkidle")
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for_load_state("networkidle")
-    cls = page.evaluate(CLS_SCRIPT)
-    page.remove_listener("response", record)
+    tab.page.on("response", record)
+    tab.open(url)
+    tab.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    tab.settle()
+    cls = tab.page.evaluate(CLS_SCRIPT)
+    tab.page.remove_listener("response", record)
     sizes = {r.url: len(gzip.compress(r.body(), 6)) for r in bodies if r.ok}
     return {"gzip": sum(sizes.values()), "requests": sizes, "cls": cls}
 
@@ -45,8 +49,8 @@ def measure_page(page, url: str) -> dict:
 def main(site_dir: str) -> None:
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from conftest import serve  # the same loopback server the tests use
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.conftest import guarded_page, serve  # as the tests load pages
 
     root = Path(site_dir)
     pages = sorted(p.parent.relative_to(root) for p in root.rglob("index.html"))
@@ -54,10 +58,10 @@ def main(site_dir: str) -> None:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium")
         rows = []
         for rel in pages:
-            context = browser.new_context(viewport={"width": 390, "height": 844})
-            result = measure_page(context.new_page(), f"{base}/{rel.as_posix()}/")
+            tab = guarded_page(browser, width=390)
+            result = measure_page(tab, f"{base}/{rel.as_posix()}/")
             rows.append((rel.as_posix() or "home", result["gzip"], result["cls"]))
-            context.close()
+            tab.page.context.close()
         browser.close()
     for name, size, cls in sorted(rows, key=lambda r: -r[1]):
         print(f"{name:40s} {size / 1000:8.1f} KB gzip   CLS {cls:.3f}")

@@ -16,6 +16,28 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# Longest first: xdist hands each file whole to a worker (--dist loadfile) in
+# collection order, so the files that take longest start first and the workers
+# finish together (seconds alone on this machine, in order: ~75, ~35, ~50, ~30,
+# ~30, ~45, ~30, ~25, ~25).
+SLOW_FIRST = [
+    "test_pages_phone_light.py",
+    "test_pages_desktop_dark.py",
+    "test_figures.py",
+    "test_reader.py",
+    "test_build_cache.py",
+    "test_widgets.py",
+    "test_site_build.py",
+    "test_finding.py",
+    "test_figure_layout.py",
+]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def build_site(destination: Path, cwd: Path = ROOT) -> Path:
     """Strict build of ``cwd`` into ``destination``; a failure shows the build log."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(cwd)}
@@ -169,3 +191,19 @@ def guarded(browser):
     yield open_page
     for context in opened:
         context.close()
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => {
+  const result = await axe.run(document, { resultTypes: ['violations'] });
+  return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+    .map(v => ({ id: v.id, impact: v.impact, help: v.help,
+                 nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ')) }));
+}"""
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's serious and critical violations on a loaded Playwright page."""
+    assert AXE.is_file(), "axe-core missing: run `npm ci`"
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN)

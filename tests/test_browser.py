@@ -1,101 +1,20 @@
-"""The built site in real Chromium: no request leaves 127.0.0.1, no errors, math
-rendered, figures loaded in the scheme the reader uses, usable at 390 px.
+"""The built site in real Chromium: no request leaves 127.0.0.1, math rendered
+by the build and shown without JavaScript, figures follow the scheme toggle, closed
+blocks render nothing, the palette restyles only on a switch.
 
-Each page is loaded once per colour scheme and every check runs on that load."""
+Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
 import json
-import statistics
 
 import pytest
 
-from tests.conftest import figure_slugs
+from tests.page_checks import RAW_TEX, VISIBLE_TEXT
 
 pytestmark = pytest.mark.browser
-
-RAW_TEX = ["$$", "\\frac", "\\sin", "\\(", "\\["]
-# Walks the text in place: a clone of the content would fetch every image it holds,
-# the hidden fallbacks of mounted widgets included.
-VISIBLE_TEXT = """() => {
-  const skip = 'pre, code, .katex, script, style, noscript';
-  const walk = document.createTreeWalker(
-    document.querySelector('.md-content'), NodeFilter.SHOW_TEXT);
-  const parts = [];
-  while (walk.nextNode()) {
-    const parent = walk.currentNode.parentElement;
-    if (!parent.closest(skip) && parent.checkVisibility()) {
-      parts.push(walk.currentNode.textContent);
-    }
-  }
-  return parts.join(' ');
-}"""
 
 
 def visit(guarded, site_url, page, **options):
     return guarded(**options).open(f"{site_url}/{page.parent.as_posix()}/")
-
-
-# Each figure outside a widget, scrolled to and decoded, as the reader sees it.
-SHOWN_FIGURES = """async () => {
-  const images = [...document.querySelectorAll('picture.posenc-figure img')]
-    .filter(img => !img.closest('.posenc-widget'));
-  const seen = [];
-  for (const img of images) {
-    img.scrollIntoView({block: 'center'});
-    await img.decode();
-    seen.push({src: img.currentSrc, naturalWidth: img.naturalWidth,
-               alt: img.getAttribute('alt'), width: Number(img.getAttribute('width')),
-               visible: img.checkVisibility({visibilityProperty: true})
-                 && img.getBoundingClientRect().width > 0});
-  }
-  return seen;
-}"""
-
-
-def check_figures(tab, page, scheme) -> int:
-    """Figures show in ``scheme``, sized before load; the other scheme's never load."""
-    shown = tab.page.evaluate(SHOWN_FIGURES)
-    for image in shown:
-        assert image["visible"], f"{page}: figure hidden"
-        assert image["src"].endswith(f"-{scheme}.svg"), (page, image)
-        assert image["naturalWidth"] > 100, (page, image)
-        assert image["alt"], f"{page}: figure without alt text"
-        assert image["width"] > 100, f"{page}: figure unsized"
-    other = "dark" if scheme == "light" else "light"
-    fetched = [u for u in tab.requested if u.endswith(f"-{other}.svg")]
-    assert not fetched, f"{page}: fetched the {other} variant: {fetched}"
-    hidden = tab.page.locator(".posenc-widget[data-mounted] picture img")
-    names = figure_slugs(hidden)
-    fetched = [u for u in tab.requested for name in names if f"/{name}-" in u]
-    assert not fetched, f"{page}: a mounted widget's fallback was fetched: {fetched}"
-    return len(shown)
-
-
-def check_narrow(tab, page) -> None:
-    tab.page.set_viewport_size({"width": 390, "height": 844})
-    overflow = tab.page.evaluate(
-        "document.documentElement.scrollWidth - window.innerWidth"
-    )
-    assert overflow <= 1, f"{page}: {overflow}px wider than a 390 px screen"
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page(guarded, site_url, html_pages, scheme):
-    """Page after page in one tab, as a reader goes (routing keeps the cache off)."""
-    tab, figures = guarded(color_scheme=scheme), 0
-    for page in html_pages:
-        tab.page.set_viewport_size({"width": 1280, "height": 900})
-        tab.requested.clear()
-        tab.open(f"{site_url}/{page.parent.as_posix()}/")
-        assert tab.blocked == [], f"{page}: requests left 127.0.0.1: {tab.blocked}"
-        assert tab.errors == [], f"{page}: {tab.errors}"
-        katex_scripts = tab.page.locator('script[src*="katex"]').count()
-        assert katex_scripts == 0, f"{page}: ships KaTeX JavaScript"
-        raw = [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)]
-        assert not raw, f"{page}: TeX left unrendered: {raw}"
-        figures += check_figures(tab, page, scheme)
-        check_narrow(tab, page)
-        assert tab.errors == [], f"{page} at 390 px: {tab.errors}"
-    assert figures >= 20
 
 
 def test_the_guard_aborts_and_records_only_requests_leaving_127_0_0_1(
@@ -167,22 +86,6 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
         assert "# %%" in fetched[".py"], page
         assert json.loads(fetched[".ipynb"])["cells"], page
         tab.page.context.close()
-
-
-def test_pages_stay_light_and_still(guarded, site_url, html_pages):
-    """Gzip bytes a cold reader downloads, and layout shift, at 390 px (issue 12)."""
-    from benchmarks.pages import measure_page
-
-    tab, sizes = guarded(width=390), {}  # one tab, routed: no cache
-    url = {page: f"{site_url}/{page.parent.as_posix()}/" for page in html_pages}
-    for page in html_pages:
-        result = measure_page(tab.page, url[page])
-        assert result["cls"] <= 0.02, f"{page}: layout shift {result['cls']:.3f}"
-        assert result["gzip"] <= 300_000, f"{page}: {result['gzip']:,} gzip bytes"
-        sizes[page] = result["gzip"]
-    assert statistics.median(sizes.values()) <= 160_000, sizes
-    first = html_pages[0]  # loaded again after all the others: still every byte
-    assert measure_page(tab.page, url[first])["gzip"] == sizes[first]
 
 
 # Each collapsed block's listings: their boxes and the width of their text.

@@ -2,7 +2,8 @@
 (numerics.js itself is checked on a grid by Node, test_numerics_js.py), bad
 input clamps and says so, they work by pointer and keyboard, at 390 px and in both
 schemes, without JavaScript the static figures stay, an update while dragging fits
-in a frame, and axe-core finds no serious or critical violation on any page."""
+in a frame, and axe-core finds no serious or critical violation in any of their
+states (every page: test_browser.py)."""
 
 import json
 import re
@@ -15,13 +16,12 @@ import torch
 
 from posenc_docs import alibi, learned, rope, scaling, sinusoidal
 
-from .conftest import GuardedPage
+from .conftest import AXE, AXE_RUN, GuardedPage
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET_JS = ROOT / "docs" / "javascripts" / "widgets"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 EXPLORER = "part1/picture/"
 EXTENSION = "part2/07-context-extension/"
 EXPLORER_LABELS = ["Dimension d", "Base", "Positions", "Position A", "Position B"]
@@ -560,31 +560,6 @@ def test_update_while_dragging_fits_in_a_frame(guarded, site_url):
         print(f"{name}: median {median:.2f} ms, worst {worst:.2f} ms, n={len(times)}")
         assert median < 50, (name, times)
     assert tab.errors == []
-
-
-AXE_RUN = """async () => {
-  const result = await axe.run(document, { resultTypes: ['violations'] });
-  return result.violations.filter(v => ['serious', 'critical'].includes(v.impact))
-    .map(v => ({ id: v.id, impact: v.impact, help: v.help,
-                 nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ')) }));
-}"""
-
-
-def axe_violations(page):
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate(AXE_RUN)
-
-
-def test_axe_finds_no_serious_violation_on_any_page(guarded, site_url, html_pages):
-    assert AXE.is_file(), "axe-core missing: run `npm ci`"
-    tab, found = guarded(), {}
-    for page_path in html_pages:
-        tab.page.goto(f"{site_url}/{page_path.parent.as_posix()}/", wait_until="load")
-        tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
-        violations = axe_violations(tab.page)
-        if violations:
-            found[page_path.parent.as_posix()] = violations
-    assert found == {}, json.dumps(found, indent=1)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

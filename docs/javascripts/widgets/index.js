@@ -64,9 +64,30 @@ function themeFixes() {
   if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
 }
 
+// A display formula wider than the screen scrolls sideways in its block (16 of 57
+// at 390 px); a block that scrolls takes keyboard focus, so a reader without a
+// pointer can scroll it too (axe-core: scrollable-region-focusable). A
+// ResizeObserver reads the sizes after layout, so no layout is forced.
+const formulaScrollers = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    if (target.scrollWidth > target.clientWidth) target.tabIndex = 0;
+    else target.removeAttribute("tabindex");
+  }
+});
+
+function observeFormulas() {
+  formulaScrollers.disconnect();
+  document.querySelectorAll("div.arithmatex").forEach((block) => formulaScrollers.observe(block));
+}
+
+const nextFrame = () => new Promise(requestAnimationFrame);
+
 async function onPage() {
   themeFixes();
+  observeFormulas();
   await mountAll();
+  await nextFrame(); // the observer reports in the frame after this one begins
+  await nextFrame();
   document.documentElement.dataset.posencWidgets = "ready"; // for tests
 }
 

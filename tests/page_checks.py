@@ -1,0 +1,76 @@
+"""What every page must be when loaded in Chromium, checked on each load of the
+two every-page passes (test_pages_phone_light.py, test_pages_desktop_dark.py, one
+file each so two workers run them at once)."""
+
+from tests.conftest import figure_slugs
+
+RAW_TEX = ["$$", "\\frac", "\\sin", "\\(", "\\["]
+# Walks the text in place: a clone of the content would fetch every image it holds,
+# the hidden fallbacks of mounted widgets included.
+VISIBLE_TEXT = """() => {
+  const skip = 'pre, code, .katex, script, style, noscript';
+  const walk = document.createTreeWalker(
+    document.querySelector('.md-content'), NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walk.nextNode()) {
+    const parent = walk.currentNode.parentElement;
+    if (!parent.closest(skip) && parent.checkVisibility()) {
+      parts.push(walk.currentNode.textContent);
+    }
+  }
+  return parts.join(' ');
+}"""
+
+
+# Each figure outside a widget, scrolled to and decoded, as the reader sees it.
+SHOWN_FIGURES = """async () => {
+  const images = [...document.querySelectorAll('picture.posenc-figure img')]
+    .filter(img => !img.closest('.posenc-widget'));
+  const seen = [];
+  for (const img of images) {
+    img.scrollIntoView({block: 'center'});
+    await img.decode();
+    seen.push({src: img.currentSrc, naturalWidth: img.naturalWidth,
+               alt: img.getAttribute('alt'), width: Number(img.getAttribute('width')),
+               visible: img.checkVisibility({visibilityProperty: true})
+                 && img.getBoundingClientRect().width > 0});
+  }
+  return seen;
+}"""
+
+
+def check_figures(tab, page, scheme) -> int:
+    """Figures show in ``scheme``, sized before load; the other scheme's never load."""
+    shown = tab.page.evaluate(SHOWN_FIGURES)
+    for image in shown:
+        assert image["visible"], f"{page}: figure hidden"
+        assert image["src"].endswith(f"-{scheme}.svg"), (page, image)
+        assert image["naturalWidth"] > 100, (page, image)
+        assert image["alt"], f"{page}: figure without alt text"
+        assert image["width"] > 100, f"{page}: figure unsized"
+    other = "dark" if scheme == "light" else "light"
+    fetched = [u for u in tab.requested if u.endswith(f"-{other}.svg")]
+    assert not fetched, f"{page}: fetched the {other} variant: {fetched}"
+    hidden = tab.page.locator(".posenc-widget[data-mounted] picture img")
+    names = figure_slugs(hidden)
+    fetched = [u for u in tab.requested for name in names if f"/{name}-" in u]
+    assert not fetched, f"{page}: a mounted widget's fallback was fetched: {fetched}"
+    return len(shown)
+
+
+def check_loaded(tab, page, scheme) -> int:
+    """What every loaded page must be: local, quiet, its math and figures drawn."""
+    assert tab.blocked == [], f"{page}: requests left 127.0.0.1: {tab.blocked}"
+    assert tab.errors == [], f"{page}: {tab.errors}"
+    katex_scripts = tab.page.locator('script[src*="katex"]').count()
+    assert katex_scripts == 0, f"{page}: ships KaTeX JavaScript"
+    raw = [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)]
+    assert not raw, f"{page}: TeX left unrendered: {raw}"
+    return check_figures(tab, page, scheme)
+
+
+def check_narrow(tab, page) -> None:
+    overflow = tab.page.evaluate(
+        "document.documentElement.scrollWidth - window.innerWidth"
+    )
+    assert overflow <= 1, f"{page}: {overflow}px wider than a 390 px screen"

@@ -1,0 +1,47 @@
+"""Every page on a 390 px phone in the light scheme, one after another in one tab
+as a phone reader goes: the checks of every load, the bytes a cold reader downloads
+and layout shift (issue 12), and no serious or critical axe-core violation."""
+
+import json
+import statistics
+
+import pytest
+
+from tests.conftest import axe_violations
+from tests.page_checks import check_loaded, check_narrow
+
+pytestmark = pytest.mark.browser
+
+# Display formulas: [scrolls sideways, takes keyboard focus] for each.
+FORMULAS = """() => [...document.querySelectorAll('div.arithmatex')]
+  .map(block => [block.scrollWidth > block.clientWidth, block.tabIndex === 0])"""
+
+
+def test_every_page_on_a_phone_in_light(guarded, site_url, html_pages):
+    """Page after page at 390 px in one tab, as a phone reader goes (routing keeps
+    the cache off): gzip bytes a cold reader downloads and layout shift (issue 12),
+    the checks of every load, no overflow, and no serious or critical axe-core
+    violation: a formula wider than the phone takes keyboard focus to scroll."""
+    from benchmarks.pages import measure_page
+
+    tab, sizes, figures, found, scrolling = guarded(width=390), {}, 0, {}, 0
+    url = {page: f"{site_url}/{page.parent.as_posix()}/" for page in html_pages}
+    for page in html_pages:
+        tab.requested.clear()
+        result = measure_page(tab, url[page])
+        assert result["cls"] <= 0.02, f"{page}: layout shift {result['cls']:.3f}"
+        assert result["gzip"] <= 300_000, f"{page}: {result['gzip']:,} gzip bytes"
+        sizes[page] = result["gzip"]
+        figures += check_loaded(tab, page, "light")
+        check_narrow(tab, page)
+        tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+        if violations := axe_violations(tab.page):
+            found[page.parent.as_posix()] = violations
+        for scrolls, focusable in tab.page.evaluate(FORMULAS):
+            assert scrolls == focusable, f"{page}: a formula scrolls={scrolls}"
+            scrolling += scrolls
+    assert figures >= 20 and scrolling >= 10
+    assert found == {}, json.dumps(found, indent=1)
+    assert statistics.median(sizes.values()) <= 160_000, sizes
+    first = html_pages[0]  # loaded again after all the others: still every byte
+    assert measure_page(tab, url[first])["gzip"] == sizes[first]
