@@ -16,10 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# Longest first: xdist hands each file whole to a worker (--dist loadfile) in
-# collection order, so the files that take longest start first and the workers
-# finish together (seconds alone on this machine, in order: ~75, ~35, ~50, ~30,
-# ~30, ~45, ~30, ~25, ~25).
+# Long files first: xdist hands each file whole to a worker (--dist loadfile) in
+# collection order, so the long ones start first and the workers finish together.
+# Measured: this order, 5 min 37 s for make test; the browser-heavy test_widgets.py
+# first, 6 min 38 s (two Chromiums at once from the start).
 SLOW_FIRST = [
     "test_pages_phone_light.py",
     "test_pages_desktop_dark.py",
