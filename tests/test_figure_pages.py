@@ -122,7 +122,7 @@ def test_figure_text_is_at_least_9_px_on_a_phone(
     page = context.new_page()
     measured = {}
     for path in figure_pages(site_dir, html_pages):
-        page.goto(f"{site_url}/{path.parent.as_posix()}/", wait_until="networkidle")
+        page.goto(f"{site_url}/{path.parent.as_posix()}/", wait_until="load")
         images = page.locator("figure.posenc-fig img")
         for i in range(images.count()):
             image = images.nth(i)
