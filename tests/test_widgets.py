@@ -3,7 +3,7 @@
 input clamps and says so, they work by pointer and keyboard, at 390 px and in both
 schemes, without JavaScript the static figures stay, an update while dragging fits
 in a frame, and axe-core finds no serious or critical violation in any of their
-states (every page: test_browser.py)."""
+states (every page: test_pages_phone_light.py)."""
 
 import json
 import re

@@ -86,8 +86,8 @@ async function onPage() {
   themeFixes();
   observeFormulas();
   await mountAll();
-  await nextFrame(); // the observer reports in the frame after this one begins
-  await nextFrame();
+  await nextFrame(); // the formula observer reports after the next layout:
+  await nextFrame(); // wait it out before saying ready
   document.documentElement.dataset.posencWidgets = "ready"; // for tests
 }
 
