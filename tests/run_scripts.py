@@ -4,7 +4,7 @@ Usage: ``python -I run_scripts.py SCRIPT...`` with the interpreter under test.
 
 Each page's copied blocks begin by importing NumPy and torch, and that import is
 most of a script's time (about 1.5 s of 2 here). So this imports both once and
-forks a child per script, two at a time: the child changes into the script's
+forks a child per script, one per core at a time: the child changes into the script's
 directory, sends its output to ``stdout.txt`` and ``stderr.txt`` there and runs the
 script as ``__main__``, with the interpreter's own ``sys.path`` (``-I``: no script
 directory on it). Prints ``{script: exit status}`` as JSON.
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy  # noqa: F401  (imported once, before the forks)
 import torch  # noqa: F401
 
-AT_ONCE = 2  # the machine's cores
+AT_ONCE = len(os.sched_getaffinity(0))  # the cores this process may use
 
 
 def run_child(script: Path) -> int:
