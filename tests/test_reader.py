@@ -2,8 +2,8 @@
 
 The unit tests build the wheel as the site build does and check what is in it; the
 build tests serve the built site, ``pip install`` the wheel by its URL into a fresh
-venv holding only NumPy and torch, and run every copyable block of every page, each
-downloadable notebook and the lab's command line there.
+venv holding only NumPy and torch (and what torch requires), and run every copyable
+block of every page, each downloadable notebook and the lab's command line there.
 """
 
 import hashlib
@@ -13,10 +13,13 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from importlib import metadata
 from io import BytesIO
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from posenc_docs.pages.install import WHEEL, WHEEL_PATH
 from tests.conftest import ROOT
@@ -128,25 +131,29 @@ def test_install_pointer_goes_under_the_title_of_pages_that_import_the_package()
     assert 'href="../install/"' in with_pointer
 
 
-# The reader's venv: NumPy and torch at the lock's pins, from pip's usual sources
-# (this machine resolves torch to a local CPU wheel). Cached under .cache/ by the
-# pins; the wheel is installed into it afresh on every run.
-def lock_pins(names=("numpy", "torch")) -> list[str]:
-    lines = (ROOT / "requirements.lock").read_text().splitlines()
-    return [line for line in lines if line.split("==")[0].lower() in names]
+# The reader's venv: a fresh venv whose site-packages holds NumPy, torch and what
+# torch requires, and nothing else. Installing torch's 700 MB wheel took 20-40 s a
+# run, so these are links to the copies this interpreter imports (the lock's pins);
+# `python -I` in the venv sees only them. The wheel is a real install, by its URL.
+def requirement_closure(names=("numpy", "torch")) -> list[metadata.Distribution]:
+    """These distributions and, transitively, what they require (no extras)."""
+    found, todo = {}, list(names)
+    while todo:
+        dist = metadata.distribution(todo.pop())
+        if canonicalize_name(dist.name) not in found:
+            found[canonicalize_name(dist.name)] = dist
+            required = [Requirement(line) for line in dist.requires or []]
+            todo += [r.name for r in required if not r.marker or r.marker.evaluate()]
+    return list(found.values())
 
 
-def make_reader_venv() -> Path:
-    pins = lock_pins()
-    key = hashlib.sha256(json.dumps([sys.version, pins]).encode()).hexdigest()[:16]
-    venv = ROOT / ".cache" / "reader-venv" / key
-    if (venv / "ready").is_file():
-        return venv
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    pip = [venv / "bin" / "python", "-m", "pip", "install", "-q"]
-    subprocess.run([*pip, "-c", ROOT / "requirements.lock", *pins], check=True)
-    (venv / "ready").write_text("\n".join(pins) + "\n")
+def make_reader_venv(venv: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    for dist in requirement_closure():
+        tops = {Path(f).parts[0] for f in dist.files if not str(f).startswith("..")}
+        for top in tops - {"__pycache__"}:
+            (site / top).symlink_to(dist.locate_file(top))
     return venv
 
 
@@ -167,20 +174,30 @@ def in_venv(venv: Path, *args, cwd: Path, timeout: int = 300):
 
 @pytest.fixture(scope="module")
 def reader(site_url, tmp_path_factory) -> Path:
-    """The reader's venv with the wheel just installed from the served site."""
-    venv, home = make_reader_venv(), tmp_path_factory.mktemp("reader")
-    in_venv(venv, "-m", "pip", "uninstall", "-y", "-q", "posenc_docs", cwd=home)
+    """The reader's venv with the wheel just installed from the served site; pip
+    finds NumPy and torch there (``--no-index``: it may fetch nothing else)."""
+    venv = make_reader_venv(tmp_path_factory.mktemp("reader") / "venv")
+    pip = [sys.executable, "-m", "pip", "--python", venv / "bin" / "python"]
     url = f"{site_url}/{WHEEL_PATH}"
-    result = in_venv(venv, "-m", "pip", "install", "--no-cache-dir", url, cwd=home)
+    result = subprocess.run(
+        [*pip, "install", "--no-index", "--no-cache-dir", url],
+        cwd=venv.parent,
+        env=reader_env(),
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return venv
 
 
 @pytest.mark.build
 def test_reader_venv_has_only_numpy_torch_and_the_wheel(reader, tmp_path):
-    listed = in_venv(reader, "-m", "pip", "list", "--format=json", cwd=tmp_path)
-    installed = {d["name"].lower().replace("_", "-") for d in json.loads(listed.stdout)}
-    assert {"numpy", "torch", "posenc-docs"} <= installed
+    script = "import importlib.metadata as m, json\n"
+    script += "print(json.dumps([d.name for d in m.distributions()]))"
+    listed = in_venv(reader, "-I", "-c", script, cwd=tmp_path)
+    installed = {canonicalize_name(name) for name in json.loads(listed.stdout)}
+    expected = {canonicalize_name(d.name) for d in requirement_closure()}
+    assert installed == expected | {"posenc-docs"}, listed.stderr
     assert not installed & {"matplotlib", "mkdocs", "pytest", "beautifulsoup4"}
     where = in_venv(
         reader, "-I", "-c", "import posenc_docs as p; print(p.__file__)", cwd=tmp_path
