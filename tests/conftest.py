@@ -17,19 +17,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # Long files first: xdist hands each file whole to a worker (--dist loadfile) in
-# collection order, so the long ones start first and the workers finish together.
-# Measured: this order, 5 min 37 s for make test; the browser-heavy test_widgets.py
-# first, 6 min 38 s (two Chromiums at once from the start).
+# collection order (--no-loadscope-reorder; by default it sorts files by their number
+# of tests, which put these single-test files last), so the workers finish together.
+# Durations in s, in the headless shell, measured 2026-12-02.
 SLOW_FIRST = [
-    "test_pages_phone_light.py",
-    "test_pages_desktop_dark.py",
-    "test_figures.py",
-    "test_reader.py",
-    "test_build_cache.py",
-    "test_widgets.py",
-    "test_site_build.py",
-    "test_finding.py",
-    "test_figure_layout.py",
+    "test_pages_phone_light.py",  # 52
+    "test_figures.py",  # 42
+    "test_widgets.py",  # 39
+    "test_site_build.py",  # 29
+    "test_finding.py",  # 24
+    "test_pages_desktop_dark.py",  # 21
+    "test_build_cache.py",  # 20
+    "test_figure_layout.py",  # 17
+    "test_reader.py",  # 16
 ]
 
 
