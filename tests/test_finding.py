@@ -17,7 +17,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from tests.conftest import ROOT, guarded_page
+from tests.conftest import ROOT, guarded_page, page_soup
 
 NODE = shutil.which("node")
 PHONE = {"width": 390, "height": 844}
@@ -35,10 +35,6 @@ TEACHERS = [
     ("sliding window", "part3/windows/", "api/windows/"),
 ]
 RAW_IN_SNIPPETS = ["$$", "\\frac", "\\(", "\\[", ":func:", ":class:", ":meth:", "In ["]
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def front_matter(page: Path) -> dict:
@@ -68,7 +64,8 @@ def test_no_two_pages_share_a_description_and_none_falls_back(site_dir, html_pag
     ]
     by_text = {}
     for page in html_pages:
-        tags = soup(site_dir / page).find_all("meta", attrs={"name": "description"})
+        description = {"name": "description"}
+        tags = page_soup(site_dir / page).find_all("meta", attrs=description)
         assert len(tags) == 1, f"{page}: {len(tags)} meta descriptions"
         text = tags[0]["content"]
         assert text != site_description, f"{page}: only the site's description"
@@ -115,7 +112,7 @@ def test_search_snippets_carry_no_tex_roles_prompts_or_hints(site_dir):
 @pytest.mark.build
 def test_404_page_has_a_search_form_and_a_way_home(site_dir):
     """From any missing address, the form and the home link land on the home page."""
-    page = soup(site_dir / "404.html")
+    page = page_soup(site_dir / "404.html")
     missing = "https://posenc-docs.example/no/such/page/"
     form = page.select_one("form.posenc-404-search")
     assert form is not None and form["method"] == "get"
@@ -136,7 +133,7 @@ def test_notebook_pages_offer_ipynb_and_py_that_exist_in_the_site(site_dir, html
     notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
     assert len(notebooks) >= 2
     for page in notebooks:
-        links = soup(site_dir / page).select("p.posenc-download a[download]")
+        links = page_soup(site_dir / page).select("p.posenc-download a[download]")
         targets = {
             Path(a["href"]).suffix: site_dir / page.parent / a["href"] for a in links
         }

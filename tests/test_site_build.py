@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 
-from tests.conftest import ROOT, build_site
+from tests.conftest import ROOT, build_site, page_soup
 
 pytestmark = pytest.mark.build
 
@@ -71,10 +70,9 @@ def test_validation_settings_fail_the_build_on_bad_links(tmp_path, page):
     assert result.returncode != 0, result.stderr
 
 
-def reader_code(html: str) -> list[str]:
-    """The text of every Python block a reader can copy, in page order."""
-    soup = BeautifulSoup(html, "html.parser")
-    blocks = soup.select("div.language-python.highlight pre code")
+def reader_code(page: Path) -> list[str]:
+    """The text of every Python block a reader can copy from ``page``, in order."""
+    blocks = page_soup(page).select("div.language-python.highlight pre code")
     return [block.get_text() for block in blocks]
 
 
@@ -86,7 +84,7 @@ def run_page_blocks(site_dir, html_pages, tmp_path, python, env) -> int:
     """
     scripts = {}
     for page in html_pages:
-        if blocks := reader_code((site_dir / page).read_text()):
+        if blocks := reader_code(site_dir / page):
             name = "_".join(page.parent.parts) or "home"
             (tmp_path / name).mkdir()
             scripts[page] = (tmp_path / name / "blocks.py", len(blocks))
@@ -116,9 +114,7 @@ def test_site_serves_the_wheel_the_install_page_links(site_dir):
 
     wheel = site_dir / WHEEL_PATH
     assert zipfile.ZipFile(wheel).testzip() is None
-    install = BeautifulSoup(
-        (site_dir / "install/index.html").read_text(), "html.parser"
-    )
+    install = page_soup(site_dir / "install/index.html")
     links = {a["href"] for a in install.select("article a[href$='.whl']")}
     assert {(site_dir / "install" / href).resolve() for href in links} == {wheel}
     with zipfile.ZipFile(wheel) as archive:
@@ -134,9 +130,8 @@ def test_pages_whose_code_imports_the_package_point_to_the_install_page(
 ):
     pointed = set()
     for page in html_pages:
-        html = (site_dir / page).read_text()
-        code = "\n".join(reader_code(html))
-        pointer = BeautifulSoup(html, "html.parser").select("p.posenc-install a")
+        code = "\n".join(reader_code(site_dir / page))
+        pointer = page_soup(site_dir / page).select("p.posenc-install a")
         if re.search(r"^\s*(from|import) posenc_docs\b", code, re.MULTILINE):
             assert len(pointer) == 1, page
         if pointer:
@@ -149,7 +144,7 @@ def test_pages_whose_code_imports_the_package_point_to_the_install_page(
 
 def test_no_page_sends_readers_to_the_package_index(site_dir, html_pages):
     for page in html_pages:
-        text = BeautifulSoup((site_dir / page).read_text(), "html.parser").get_text()
+        text = page_soup(site_dir / page).get_text()
         assert "pypi.org/project/posenc" not in text.lower(), page
         for command in re.findall(r"pip install\s+(.+)", text):
             if "posenc" in command:  # only by URL, file or clone
@@ -163,7 +158,7 @@ ASSET_MARKUP = {"assets/_markdown_exec_pyodide.": 'class="pyodide'}
 
 def test_pages_load_no_asset_for_markup_they_lack(site_dir, html_pages):
     for page in html_pages:
-        soup = BeautifulSoup((site_dir / page).read_text(), "html.parser")
+        soup = page_soup(site_dir / page)
         linked = [tag.get("href") or tag.get("src") for tag in soup(["link", "script"])]
         html = str(soup)
         for asset, markup in ASSET_MARKUP.items():
@@ -176,7 +171,7 @@ def test_listings_carry_no_unstyled_token_spans(site_dir, html_pages):
     spans that colour it and none that only cost the browser."""
     coloured = 0
     for page in html_pages:
-        for pre in BeautifulSoup((site_dir / page).read_text(), "html.parser")("pre"):
+        for pre in page_soup(site_dir / page)("pre"):
             spans = pre("span")
             assert not [s for s in spans if s.get("class") in (["n"], ["w"], None)], (
                 page
