@@ -28,8 +28,9 @@ def measure_page(tab, url: str) -> dict:
     """Load ``url`` in ``tab`` (a `GuardedPage`); gzip bytes, requests and CLS.
 
     The tab's context routes requests, which turns its cache off: every byte a
-    cold reader downloads is counted, lazy images included (scrolled to the end,
-    then the network settles again).
+    cold reader downloads is counted, lazy images included (scrolled to the end
+    at the load event, then the network settles; settling before the scroll too
+    gave the same bytes and CLS on all 45 pages, 0.13 s a page later).
     """
     bodies = []
 
@@ -37,7 +38,7 @@ def measure_page(tab, url: str) -> dict:
         bodies.append(response)
 
     tab.page.on("response", record)
-    tab.open(url)
+    tab.page.goto(url, wait_until="load")
     tab.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     tab.settle()
     cls = tab.page.evaluate(CLS_SCRIPT)
