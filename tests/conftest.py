@@ -19,17 +19,21 @@ ROOT = Path(__file__).resolve().parents[1]
 # Long files first: xdist hands each file whole to a worker (--dist loadfile) in
 # collection order (--no-loadscope-reorder; by default it sorts files by their number
 # of tests, which put these single-test files last), so the workers finish together.
-# Durations in s, in the headless shell, measured 2026-12-02.
+# Durations in s (make test, headless shell, both workers busy), 2026-12-02.
 SLOW_FIRST = [
-    "test_pages_phone_light.py",  # 52
-    "test_figures.py",  # 42
-    "test_widgets.py",  # 39
-    "test_site_build.py",  # 29
+    "test_pages_phone_light.py",  # 56
+    "test_widgets.py",  # 44
+    "test_pages_desktop_dark.py",  # 30
+    "test_figures.py",  # 30
     "test_finding.py",  # 24
-    "test_pages_desktop_dark.py",  # 21
-    "test_build_cache.py",  # 20
-    "test_figure_layout.py",  # 17
-    "test_reader.py",  # 16
+    "test_figure_layout.py",  # 24
+    "test_build_cache.py",  # 19
+    "test_reader.py",  # 17
+    "test_site_build.py",  # 13
+    "test_lab.py",  # 11
+    "test_browser.py",  # 11
+    "test_figure_pages.py",  # 10
+    "test_hooks.py",  # 10
 ]
 
 
