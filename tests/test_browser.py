@@ -1,10 +1,12 @@
 """The built site in real Chromium: no request leaves 127.0.0.1, math rendered
 by the build and shown without JavaScript, figures follow the scheme toggle, closed
-blocks render nothing, the palette restyles only on a switch.
+blocks render nothing, the palette restyles only on a switch, a formula a late
+font widens takes keyboard focus.
 
 Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
 import json
+import time
 
 import pytest
 
@@ -54,6 +56,27 @@ def test_figures_follow_the_scheme_toggle(guarded, site_url):
     tab.page.reload(wait_until="networkidle")
     tab.page.locator("picture.posenc-figure img").first.scroll_into_view_if_needed()
     assert not [u for u in tab.requested if u.endswith("-light.svg")]
+
+
+def test_a_formula_widened_by_a_late_font_takes_keyboard_focus(guarded, site_url):
+    """KaTeX's fonts can arrive after the widgets' script first looked at the
+    formulas (here each is held back 300 ms): a formula they widen past a phone's
+    screen still takes focus to scroll (it did not: a clean-clone run caught it)."""
+    from tests.test_pages_phone_light import FORMULAS
+
+    def late(route):
+        time.sleep(0.3)
+        route.continue_()
+
+    tab = guarded(width=390)
+    tab.page.context.route("**/*.woff2", late)
+    tab.page.goto(f"{site_url}/part2/07-context-extension/", wait_until="load")
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    tab.page.wait_for_function("document.fonts.status === 'loaded'")
+    tab.page.evaluate("new Promise(r => requestAnimationFrame(r))")
+    formulas = tab.page.evaluate(FORMULAS)
+    assert [scrolls for scrolls, _ in formulas] == [focus for _, focus in formulas]
+    assert any(scrolls for scrolls, _ in formulas)
 
 
 def test_widget_fallbacks_show_with_javascript_off(guarded, site_url):

@@ -80,12 +80,17 @@ function observeFormulas() {
   document.querySelectorAll("div.arithmatex").forEach((block) => formulaScrollers.observe(block));
 }
 
+// A KaTeX font that arrives late widens a formula without resizing its block, so
+// the observer would not hear of it: observe again (it reports every block anew).
+document.fonts.addEventListener("loadingdone", observeFormulas);
+
 const nextFrame = () => new Promise(requestAnimationFrame);
 
 async function onPage() {
   themeFixes();
   observeFormulas();
   await mountAll();
+  await document.fonts.ready; // the fonts this page asked for so far
   await nextFrame(); // the formula observer reports after the next layout:
   await nextFrame(); // wait it out before saying ready
   document.documentElement.dataset.posencWidgets = "ready"; // for tests
