@@ -65,8 +65,8 @@ unit: install
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not build and not browser"
 
 # Each test file whole on one worker (its module fixtures built once), the longest
-# first (tests/conftest.py). Two workers, one a core: three took longer (362 s
-# against 332 s for the same tests; Chromium and the builds use a core as well).
+# first (tests/conftest.py). Two workers, one a core: three were no faster (178 s
+# against 170-185 s; the run keeps both cores over 90 % busy).
 PYTEST_ALL := $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder \
 	--durations=10
 

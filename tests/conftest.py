@@ -12,6 +12,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,8 +77,6 @@ def html_pages(site_dir) -> list[Path]:
 def page_soup(path: Path):
     """A built page, parsed once per worker (45 pages take 1.5 s): read it, never
     change it."""
-    from bs4 import BeautifulSoup
-
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
