@@ -22,19 +22,19 @@ ROOT = Path(__file__).resolve().parents[1]
 # of tests, which put these single-test files last), so the workers finish together.
 # Durations in s (make test, headless shell, both workers busy), 2026-12-02.
 SLOW_FIRST = [
-    "test_pages_phone_light.py",  # 56
-    "test_widgets.py",  # 44
-    "test_pages_desktop_dark.py",  # 30
+    "test_pages_phone_light.py",  # 58
+    "test_widgets.py",  # 43
     "test_figures.py",  # 30
-    "test_finding.py",  # 24
-    "test_figure_layout.py",  # 24
-    "test_build_cache.py",  # 19
-    "test_reader.py",  # 17
-    "test_site_build.py",  # 13
-    "test_lab.py",  # 11
-    "test_browser.py",  # 11
+    "test_pages_desktop_dark.py",  # 26
+    "test_build_cache.py",  # 24
+    "test_finding.py",  # 22
+    "test_reader.py",  # 18
+    "test_figure_layout.py",  # 12
+    "test_site_build.py",  # 12
+    "test_browser.py",  # 12
     "test_figure_pages.py",  # 10
-    "test_hooks.py",  # 10
+    "test_lab.py",  # 9
+    "test_hooks.py",  # 9
 ]
 
 
