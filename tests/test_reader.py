@@ -191,7 +191,7 @@ def reader(site_url, tmp_path_factory) -> Path:
 
 
 @pytest.mark.build
-def test_reader_venv_has_only_numpy_torch_and_the_wheel(reader, tmp_path):
+def test_reader_venv_holds_numpy_torch_what_torch_needs_and_the_wheel(reader, tmp_path):
     script = "import importlib.metadata as m, json\n"
     script += "print(json.dumps([d.name for d in m.distributions()]))"
     listed = in_venv(reader, "-I", "-c", script, cwd=tmp_path)
