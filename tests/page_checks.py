@@ -5,6 +5,9 @@ file each so two workers run them at once)."""
 from tests.conftest import figure_slugs
 
 RAW_TEX = ["$$", "\\frac", "\\sin", "\\(", "\\["]
+# Display formulas: [scrolls sideways, takes keyboard focus] for each.
+FORMULAS = """() => [...document.querySelectorAll('div.arithmatex')]
+  .map(block => [block.scrollWidth > block.clientWidth, block.tabIndex === 0])"""
 # Walks the text in place: a clone of the content would fetch every image it holds,
 # the hidden fallbacks of mounted widgets included.
 VISIBLE_TEXT = """() => {

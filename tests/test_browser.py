@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.page_checks import RAW_TEX, VISIBLE_TEXT
+from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT
 
 pytestmark = pytest.mark.browser
 
@@ -67,7 +67,6 @@ def test_a_formula_widened_by_a_late_font_takes_keyboard_focus(guarded, site_url
     """KaTeX's fonts can arrive after the widgets' script first looked at the
     formulas (here each is held back 300 ms): a formula they widen past a phone's
     screen still takes focus to scroll (it did not: a clean-clone run caught it)."""
-    from tests.test_pages_phone_light import FORMULAS
 
     def late(route):
         time.sleep(0.3)

@@ -8,13 +8,9 @@ import statistics
 import pytest
 
 from tests.conftest import axe_violations
-from tests.page_checks import check_loaded, check_narrow
+from tests.page_checks import FORMULAS, check_loaded, check_narrow
 
 pytestmark = pytest.mark.browser
-
-# Display formulas: [scrolls sideways, takes keyboard focus] for each.
-FORMULAS = """() => [...document.querySelectorAll('div.arithmatex')]
-  .map(block => [block.scrollWidth > block.clientWidth, block.tabIndex === 0])"""
 
 
 def test_every_page_on_a_phone_in_light(guarded, site_url, html_pages):
