@@ -540,11 +540,22 @@ def test_unwrapped_token_spans_have_no_colour_of_their_own():
     assert names and set(names) == {"var(--md-code-fg-color)"}
 
 
-def test_materials_bundle_is_patched_once_per_expression_or_the_build_stops():
+@pytest.mark.parametrize(
+    "asset, patch, patches",
+    [
+        ("javascripts/bundle.*.js", "patched_bundle", "PATCHES"),
+        ("stylesheets/main.*.css", "patched_stylesheet", "STYLESHEET_PATCHES"),
+    ],
+)
+def test_materials_assets_are_patched_once_per_expression_or_the_build_stops(
+    asset, patch, patches
+):
     material_bundle = load("material_bundle")
-    (bundle,) = (Path(material.__file__).parent / "templates").rglob("bundle.*.js")
-    patched = material_bundle.patched_bundle(bundle.read_text(encoding="utf-8"))
-    for expression, replacement in material_bundle.PATCHES.values():
+    assets = Path(material.__file__).parent / "templates" / "assets"
+    (original,) = assets.glob(asset)
+    patch, patches = getattr(material_bundle, patch), getattr(material_bundle, patches)
+    patched = patch(original.read_text(encoding="utf-8"))
+    for expression, replacement in patches.values():
         assert expression not in patched and patched.count(replacement) == 1
     with pytest.raises(PluginError, match="update hooks/material_bundle.py"):
-        material_bundle.patched_bundle(patched)  # a bundle without the expressions
+        patch(patched)  # a file without the expressions

@@ -178,3 +178,10 @@ def test_listings_carry_no_unstyled_token_spans(site_dir, html_pages):
             )
             coloured += len(spans)
     assert coloured > 1000  # the listings are still highlighted
+
+
+def test_no_table_has_a_class(site_dir, html_pages):
+    """hooks/material_bundle.py gives every table's cells the edge margins Material
+    gives only to tables without a class: the same while no table has one."""
+    tables = [t for page in html_pages for t in page_soup(site_dir / page)("table")]
+    assert len(tables) > 10 and not [t for t in tables if t.has_attr("class")]
