@@ -1,8 +1,8 @@
 """The built site in real Chromium: no request leaves 127.0.0.1, math rendered
 by the build and shown without JavaScript, figures follow the scheme toggle, closed
-blocks render nothing, the palette and Material's start-up restyle only what
-changed, links set in code keep their contrast, a formula a late font widens takes
-keyboard focus.
+blocks render nothing, listings mount once seen and take keyboard focus before if
+they scroll, the palette and Material's start-up restyle only what changed, links
+set in code keep their contrast, a formula a late font widens takes keyboard focus.
 
 Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
@@ -135,7 +135,33 @@ def test_collapsed_listings_are_not_rendered_until_opened(guarded, site_url):
     block.locator("summary").click()
     listing = block.locator("pre").first
     assert listing.is_visible() and listing.bounding_box()["height"] > 50
-    assert listing.locator("button[data-md-type='copy']").count() == 1
+    copy = listing.locator("button[data-md-type='copy']")
+    copy.wait_for(state="attached")  # Material mounts a listing once it is seen
+    assert copy.count() == 1
+    assert tab.blocked == [] and tab.errors == []
+
+
+LISTINGS = """() => [...document.querySelectorAll('.highlight > pre > code')]
+  .map(code => ({scrolls: code.scrollWidth > code.clientWidth,
+                 focusable: code.tabIndex === 0,
+                 mounted: !!code.parentElement.querySelector('.md-code__nav')}))"""
+
+
+def test_listings_mount_when_seen_and_scroll_by_keyboard_before(guarded, site_url):
+    """Material mounts a listing (copy button, measuring) only once it is on screen
+    (content.lazy): mounting all of them was most of a long page's start-up. Before
+    that, a listing too wide for the phone already takes keyboard focus (the widgets
+    script), so a keyboard can scroll it (axe-core: scrollable-region-focusable)."""
+    tab = guarded(width=390).open(f"{site_url}/lab/")
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    listings = tab.page.evaluate(LISTINGS)
+    unmounted = [listing for listing in listings if not listing["mounted"]]
+    assert len(unmounted) > len(listings) / 2, listings  # not seen yet
+    assert sum(listing["scrolls"] for listing in unmounted) >= 3, listings
+    assert all(listing["scrolls"] == listing["focusable"] for listing in listings)
+    last = tab.page.locator(".md-typeset > .highlight > pre > code").last
+    last.scroll_into_view_if_needed()
+    last.locator("xpath=..").locator(".md-code__nav").wait_for(state="attached")
     assert tab.blocked == [] and tab.errors == []
 
 

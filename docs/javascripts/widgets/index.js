@@ -65,30 +65,35 @@ function themeFixes() {
 }
 
 // A display formula wider than the screen scrolls sideways in its block (16 of 57
-// at 390 px); a block that scrolls takes keyboard focus, so a reader without a
-// pointer can scroll it too (axe-core: scrollable-region-focusable). A
-// ResizeObserver reads the sizes after layout, so no layout is forced.
-const formulaScrollers = new ResizeObserver((entries) => {
+// at 390 px), and so does a listing with long lines; a block that scrolls takes
+// keyboard focus, so a reader without a pointer can scroll it too (axe-core:
+// scrollable-region-focusable). Material does this for a listing only when it
+// mounts it, once it is on screen (its content.lazy feature, on here: mounting
+// every listing at start-up measured each one and was most of the page's start-up
+// work): until then, this does it. A ResizeObserver reads the sizes after layout, so
+// no layout is forced.
+const SCROLLERS = "div.arithmatex, .md-typeset .highlight > pre > code";
+const scrollers = new ResizeObserver((entries) => {
   for (const { target } of entries) {
     if (target.scrollWidth > target.clientWidth) target.tabIndex = 0;
     else target.removeAttribute("tabindex");
   }
 });
 
-function observeFormulas() {
-  formulaScrollers.disconnect();
-  document.querySelectorAll("div.arithmatex").forEach((block) => formulaScrollers.observe(block));
+function observeScrollers() {
+  scrollers.disconnect();
+  document.querySelectorAll(SCROLLERS).forEach((block) => scrollers.observe(block));
 }
 
 // A KaTeX font that arrives late widens a formula without resizing its block, so
 // the observer would not hear of it: observe again (it reports every block anew).
-document.fonts.addEventListener("loadingdone", observeFormulas);
+document.fonts.addEventListener("loadingdone", observeScrollers);
 
 const nextFrame = () => new Promise(requestAnimationFrame);
 
 async function onPage() {
   themeFixes();
-  observeFormulas();
+  observeScrollers();
   await mountAll();
   await document.fonts.ready; // the fonts this page asked for so far
   await nextFrame(); // the formula observer reports after the next layout:
