@@ -149,7 +149,7 @@ LISTINGS = """() => [...document.querySelectorAll('.highlight > pre > code')]
 
 def test_listings_mount_when_seen_and_scroll_by_keyboard_before(guarded, site_url):
     """Material mounts a listing (copy button, measuring) only once it is on screen
-    (content.lazy): mounting all of them was most of a long page's start-up. Before
+    (content.lazy): mounting all of them forced a layout for each. Before
     that, a listing too wide for the phone already takes keyboard focus (the widgets
     script), so a keyboard can scroll it (axe-core: scrollable-region-focusable)."""
     tab = guarded(width=390).open(f"{site_url}/lab/")

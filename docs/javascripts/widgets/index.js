@@ -69,9 +69,8 @@ function themeFixes() {
 // keyboard focus, so a reader without a pointer can scroll it too (axe-core:
 // scrollable-region-focusable). Material does this for a listing only when it
 // mounts it, once it is on screen (its content.lazy feature, on here: mounting
-// every listing at start-up measured each one and was most of the page's start-up
-// work): until then, this does it. A ResizeObserver reads the sizes after layout, so
-// no layout is forced.
+// every listing at start-up forced a layout for each one): until then, this does
+// it. A ResizeObserver reads the sizes after layout, so no layout is forced.
 const SCROLLERS = "div.arithmatex, .md-typeset .highlight > pre > code";
 const scrollers = new ResizeObserver((entries) => {
   for (const { target } of entries) {
@@ -96,7 +95,7 @@ async function onPage() {
   observeScrollers();
   await mountAll();
   await document.fonts.ready; // the fonts this page asked for so far
-  await nextFrame(); // the formula observer reports after the next layout:
+  await nextFrame(); // the scrollers' observer reports after the next layout:
   await nextFrame(); // wait it out before saying ready
   document.documentElement.dataset.posencWidgets = "ready"; // for tests
 }
