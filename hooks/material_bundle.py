@@ -22,13 +22,26 @@ than anything else the page does while it loads.
   element each time that meta changes. Patched, it takes the meta the page's head
   already holds (`overrides/main.html` fills it in before the body is parsed) and
   writes it only when the scheme differs, as when the reader flips the toggle.
-- **Table cells' edge margins without a class test above them.** Material's
-  `table:not([class]) td > :first-child` (and `:last-child`) make any change of
-  any element's class attribute restyle everything inside that element, since
-  Chromium cannot tell which descendants such a selector reaches; Material's own
-  start-up changes the root's classes. Patched, the rules match the cells of every
-  table, which on this site is the same: no table here has a class (a build test
-  checks).
+- **Stylesheet links left as written.** With instant navigation Material rewrites
+  every relative URL on the page to an absolute one at start-up, so that it can
+  compare the head's elements by their markup with the next page's. On a
+  `<link rel=stylesheet>` the rewrite makes Chromium re-apply the sheet and
+  restyle every element. Patched, the page as loaded keeps its stylesheet links as
+  written and notes each one's absolute URL, and the head comparison uses that
+  URL, so it matches the next page's link as before.
+- **Tables wrapped at build time left in place.** Material moves each table into
+  its scroll wrapper at start-up; `hooks/tables.py` writes the wrapper into the
+  page, and patched, Material leaves a table already inside one.
+- **Tables without a class test.** Material styles plain tables, their cells,
+  rows and links with rules such as `table:not([class]) td`; Chromium cannot tell
+  which element's class such a test is about, so any change of any element's
+  class attribute restyled the matching elements inside it (every element, for
+  `td > :first-child`), and Material's start-up changes the root's classes.
+  Patched, the rules name the plain tables as those in Material's scroll wrapper,
+  `.md-typeset__table > table`, the same specificity: `hooks/tables.py` writes
+  that wrapper around every table without a class, and only there (a build test
+  checks), so they reach the same tables, and a widget's classed table still is
+  not one of them.
 """
 
 from pathlib import Path
@@ -51,6 +64,24 @@ PATCHES = {
         'document.body.setAttribute("data-md-color-switching",""),'
         's.color.media==="(prefers-color-scheme)")',
     ),
+    "stylesheet links left as written at start-up": (
+        # Every relative URL of a page, the loaded one too, made absolute...
+        "if(o&&!/^(?:[a-z]+:)?\\/\\//i.test(o)){t[r]=t[r];break}",
+        # ... but the loaded page's stylesheet links, which note it instead...
+        'if(o&&!/^(?:[a-z]+:)?\\/\\//i.test(o)){e===document&&t.rel==="stylesheet"'
+        "?t.posencHref=t.href:t[r]=t[r];break}",
+    ),
+    "head comparison by absolute stylesheet URLs": (
+        # ... for the head comparison: a copy of such a link with that URL.
+        "t.set(r.outerHTML,r)",
+        "t.set((r.posencHref?Object.assign(r.cloneNode(),{href:r.posencHref}):r)"
+        ".outerHTML,r)",
+    ),
+    "tables wrapped at build time left in place": (
+        'M("table:not([class])",e).map(i=>ti(i))',
+        'M("table:not([class])",e).map(i=>i.parentElement.className==="md-typeset__table"'
+        "?$({ref:i}):ti(i))",
+    ),
     "colour-scheme meta from the page's head": (
         'let o=x("meta",{name:"color-scheme"});document.head.appendChild(o);',
         "let o=document.querySelector('meta[name=\"color-scheme\"]')"
@@ -63,27 +94,28 @@ PATCHES = {
 }
 
 STYLESHEET_PATCHES = {
-    "table cells' first children without a class test": (
-        ".md-typeset table:not([class]) td>:first-child,"
-        ".md-typeset table:not([class]) th>:first-child{",
-        ".md-typeset td>:first-child,.md-typeset th>:first-child{",
-    ),
-    "table cells' last children without a class test": (
-        ".md-typeset table:not([class]) td>:last-child,"
-        ".md-typeset table:not([class]) th>:last-child{",
-        ".md-typeset td>:last-child,.md-typeset th>:last-child{",
+    "tables without a class test": (
+        # Material's 16 rules for plain tables (and their cells, rows, links)...
+        "table:not([class])",
+        # ... for the tables in the wrapper hooks/tables.py writes: the same ones.
+        ".md-typeset__table>table",
+        16,
     ),
 }
 
 
 def patched(text: str, patches: dict, what: str) -> str:
-    """`text` (Material's `what`) with every patch in `patches` applied."""
-    for name, (expression, replacement) in patches.items():
-        if text.count(expression) != 1:
+    """`text` (Material's `what`) with every patch in `patches` applied.
+
+    A patch is (expression, replacement), the expression there once, or
+    (expression, replacement, times), there exactly that many times."""
+    for name, (expression, replacement, *times) in patches.items():
+        times = times[0] if times else 1
+        if text.count(expression) != times:
             raise PluginError(
                 f"Material's {what} changed: the expression of the patch {name!r} "
-                "is not there once; update hooks/material_bundle.py for this "
-                "Material version."
+                f"is not there {times} time(s); update hooks/material_bundle.py "
+                "for this Material version."
             )
         text = text.replace(expression, replacement)
     return text

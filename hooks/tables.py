@@ -4,7 +4,10 @@ Each Markdown table goes into a ``<div class="posenc-table">`` that starts with 
 hint line; ``docs/stylesheets/extra.css`` shows the hint, and shadows at the edge
 where the table is cut, only while the table is wider than its column (a
 scroll-driven animation, so it works without JavaScript). Material's own scroll
-wrapper, added by its JavaScript, goes inside the div around the table. The hint
+wrapper, which its JavaScript would add by moving each table while the page starts
+(a restyle of the table and its neighbours, 25 tables on an API page), is written
+here at build time around the table; hooks/material_bundle.py has Material leave a
+table so wrapped where it is. The hint
 is left out of search and of what screen readers announce; the table is a tab stop,
 so a keyboard can scroll it too.
 """
@@ -23,7 +26,10 @@ def with_scroll_hints(page_html: str) -> str:
 
     def wrap(table):
         focusable = table[0].replace("<table>", '<table tabindex="0">', 1)
-        return f'<div class="posenc-table">{HINT}{focusable}</div>'
+        return (
+            f'<div class="posenc-table">{HINT}<div class="md-typeset__scrollwrap">'
+            f'<div class="md-typeset__table">{focusable}</div></div></div>'
+        )
 
     return TABLE.sub(wrap, page_html)
 

@@ -175,6 +175,25 @@ class GuardedPage:
             self.page.wait_for_timeout(25)
             quiet, waited = (0 if self._in_flight else quiet + 25), waited + 25
 
+    def navigate_instantly(self) -> "GuardedPage":
+        """Let Material's instant navigation work on this loopback server.
+
+        Material takes only the links its sitemap.xml lists, matched after giving
+        each listed URL the page's scheme and host but not its port, so with the
+        built sitemap (site_url's pages) every click here is a full page load.
+        Served with the page's own origin, as ``mkdocs serve`` writes it, the
+        sitemap matches.
+        """
+
+        def own_origin(route):
+            response = route.fetch()
+            origin = re.match(r"https?://[^/]+", route.request.url)[0]
+            body = re.sub(r"<loc>https?://[^/<]+", f"<loc>{origin}", response.text())
+            route.fulfill(response=response, body=body)
+
+        self.page.route("**/sitemap.xml", own_origin)
+        return self
+
     def open(self, url: str) -> "GuardedPage":
         """Go to ``url`` and wait for its load event and then a settled network."""
         self.page.goto(url, wait_until="load")

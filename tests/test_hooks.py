@@ -245,8 +245,9 @@ def test_tables_get_a_scroll_hint_and_nothing_else_changes():
     wrapped = tables.with_scroll_hints(page)
     assert wrapped == page.replace(
         "<table>\n<tr><td>1</td></tr>\n</table>",
-        f'<div class="posenc-table">{tables.HINT}<table tabindex="0">\n'
-        "<tr><td>1</td></tr>\n</table></div>",
+        f'<div class="posenc-table">{tables.HINT}<div class="md-typeset__scrollwrap">'
+        '<div class="md-typeset__table"><table tabindex="0">\n'
+        "<tr><td>1</td></tr>\n</table></div></div></div>",
     )  # classed tables (notebook data frames) are left alone
     assert 'aria-hidden="true"' in tables.HINT and "data-search-exclude" in tables.HINT
 
@@ -555,7 +556,8 @@ def test_materials_assets_are_patched_once_per_expression_or_the_build_stops(
     (original,) = assets.glob(asset)
     patch, patches = getattr(material_bundle, patch), getattr(material_bundle, patches)
     patched = patch(original.read_text(encoding="utf-8"))
-    for expression, replacement in patches.values():
-        assert expression not in patched and patched.count(replacement) == 1
+    for expression, replacement, *times in patches.values():
+        assert expression not in patched
+        assert patched.count(replacement) == (times[0] if times else 1)
     with pytest.raises(PluginError, match="update hooks/material_bundle.py"):
         patch(patched)  # a file without the expressions

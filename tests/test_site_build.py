@@ -180,8 +180,11 @@ def test_listings_carry_no_unstyled_token_spans(site_dir, html_pages):
     assert coloured > 1000  # the listings are still highlighted
 
 
-def test_no_table_has_a_class(site_dir, html_pages):
-    """hooks/material_bundle.py gives every table's cells the edge margins Material
-    gives only to tables without a class: the same while no table has one."""
+def test_every_table_is_plain_and_in_materials_wrapper(site_dir, html_pages):
+    """hooks/material_bundle.py styles the tables in Material's scroll wrapper as
+    Material styles tables without a class: the same while every table built is
+    one without a class, in that wrapper (hooks/tables.py)."""
     tables = [t for page in html_pages for t in page_soup(site_dir / page)("table")]
-    assert len(tables) > 10 and not [t for t in tables if t.has_attr("class")]
+    assert len(tables) > 10
+    assert not [t for t in tables if t.has_attr("class")]
+    assert not [t for t in tables if t.parent.get("class") != ["md-typeset__table"]]
