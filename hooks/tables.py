@@ -7,9 +7,8 @@ scroll-driven animation, so it works without JavaScript). Material's own scroll
 wrapper, which its JavaScript would add by moving each table while the page starts
 (a restyle of the table and its neighbours, 25 tables on an API page), is written
 here at build time around the table; hooks/material_bundle.py has Material leave a
-table so wrapped where it is. The hint
-is left out of search and of what screen readers announce; the table is a tab stop,
-so a keyboard can scroll it too.
+table so wrapped where it is. The hint is left out of search and of what screen
+readers announce; the table is a tab stop, so a keyboard can scroll it too.
 """
 
 import re
