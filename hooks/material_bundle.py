@@ -109,8 +109,8 @@ def patched(text: str, patches: dict, what: str) -> str:
 
     A patch is (expression, replacement), the expression there once, or
     (expression, replacement, times), there exactly that many times."""
-    for name, (expression, replacement, *times) in patches.items():
-        times = times[0] if times else 1
+    for name, (expression, replacement, *count) in patches.items():
+        times = count[0] if count else 1
         if text.count(expression) != times:
             raise PluginError(
                 f"Material's {what} changed: the expression of the patch {name!r} "

@@ -2,8 +2,8 @@
 by the build and shown without JavaScript, figures follow the scheme toggle, closed
 blocks render nothing, listings mount once seen and take keyboard focus before if
 they scroll, the palette and Material's start-up restyle only what changed, instant
-navigation keeps the stylesheets, links
-set in code keep their contrast, a formula a late font widens takes keyboard focus.
+navigation keeps the stylesheets, links set in code keep their contrast, a formula a
+late font widens takes keyboard focus.
 
 Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
