@@ -75,11 +75,19 @@ browser: install $(TEST_CHROMIUM)
 	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(TEST_CHROMIUM) $(PYTEST_ALL) -m "build or browser"
 	rm -rf $(SITE_DIR)
 
-# Lint, the strict build, then unit, build and browser tests in one run.
+# Lint, then unit, build and browser tests in one run, the strict build running in the
+# background meanwhile: the tests that need no site go first, the others wait for it
+# (tests/conftest.py), so its core is not idle. Its log follows the tests; a failed
+# build fails the tests that need it and this target.
 test: lint $(TEST_CHROMIUM)
-	$(BIN)/mkdocs build --strict --site-dir $(SITE_DIR)
-	POSENC_SITE_DIR=$(SITE_DIR) CHROMIUM=$(TEST_CHROMIUM) $(PYTEST_ALL)
-	rm -rf $(SITE_DIR)
+	rm -rf $(SITE_DIR) $(SITE_DIR).log $(SITE_DIR).status
+	{ $(BIN)/mkdocs build --strict --site-dir $(SITE_DIR) >$(SITE_DIR).log 2>&1; \
+	  echo $$? >$(SITE_DIR).part && mv $(SITE_DIR).part $(SITE_DIR).status; } &
+	POSENC_SITE_DIR=$(SITE_DIR) POSENC_SITE_STATUS=$(SITE_DIR).status \
+	  CHROMIUM=$(TEST_CHROMIUM) $(PYTEST_ALL)
+	cat $(SITE_DIR).log
+	test "$$(cat $(SITE_DIR).status)" = 0
+	rm -rf $(SITE_DIR) $(SITE_DIR).log $(SITE_DIR).status
 
 clean:
 	rm -rf $(VENV) node_modules site .cache dist

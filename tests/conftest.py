@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from functools import cache, partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,30 +18,39 @@ from bs4 import BeautifulSoup
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# Long files first: xdist hands each file whole to a worker (--dist loadfile) in
-# collection order (--no-loadscope-reorder; by default it sorts files by their number
-# of tests, which put these single-test files last), so the workers finish together.
+# Files first that need no built site, then the others, long ones first: xdist hands
+# each file whole to a worker (--dist loadfile) in collection order
+# (--no-loadscope-reorder; by default it sorts files by their number of tests). `make
+# test` builds the site in the background meanwhile (POSENC_SITE_STATUS), so both
+# workers have work while it builds, and they finish together.
 # Durations in s (make test, headless shell, both workers busy), 2026-12-02.
 SLOW_FIRST = [
-    "test_pages_phone_light.py",  # 58
-    "test_widgets.py",  # 43
-    "test_figures.py",  # 30
-    "test_pages_desktop_dark.py",  # 26
-    "test_build_cache.py",  # 24
-    "test_finding.py",  # 22
-    "test_reader.py",  # 18
-    "test_figure_layout.py",  # 12
-    "test_site_build.py",  # 12
-    "test_browser.py",  # 12
-    "test_figure_pages.py",  # 10
-    "test_lab.py",  # 9
-    "test_hooks.py",  # 9
+    "test_figure_layout.py",  # 21, no site
+    "test_lab.py",  # 19, no site
+    "test_hooks.py",  # 14, no site
+    "test_pages_phone_light.py",  # 89
+    "test_widgets.py",  # 67
+    "test_figures.py",  # 46
+    "test_pages_desktop_dark.py",  # 34
+    "test_reader.py",  # 33
+    "test_finding.py",  # 25
+    "test_build_cache.py",  # 25
+    "test_browser.py",  # 24
+    "test_site_build.py",  # 17
+    "test_figure_pages.py",  # 16
 ]
 
 
+def needs_the_site(item) -> bool:
+    return any(item.iter_markers("build")) or any(item.iter_markers("browser"))
+
+
 def pytest_collection_modifyitems(items):
+    """Files without build or browser tests first, then the rest; each group in
+    SLOW_FIRST's order, then collection order."""
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    needing = {item.path for item in items if needs_the_site(item)}
+    items.sort(key=lambda item: (item.path in needing, rank.get(item.path.name, 99)))
 
 
 def build_site(destination: Path, cwd: Path = ROOT) -> Path:
@@ -57,9 +67,23 @@ def build_site(destination: Path, cwd: Path = ROOT) -> Path:
     return destination
 
 
+def wait_for_the_build(status: Path, timeout_s: float = 900) -> None:
+    """Wait for the build `make test` runs in the background: it writes its exit
+    status to ``status`` and its output beside it (``.log``)."""
+    deadline = time.monotonic() + timeout_s
+    while not status.is_file():
+        assert time.monotonic() < deadline, f"no build status in {status}"
+        time.sleep(0.2)
+    if (code := status.read_text().strip()) != "0":
+        log = status.with_suffix(".log").read_text()
+        pytest.fail(f"the strict build failed (exit {code}):\n{log[-4000:]}")
+
+
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
     given = os.environ.get("POSENC_SITE_DIR")
+    if status := os.environ.get("POSENC_SITE_STATUS"):
+        wait_for_the_build(Path(status))
     if given and (Path(given) / "index.html").is_file():
         return Path(given)
     return build_site(tmp_path_factory.mktemp("site"))
