@@ -417,7 +417,7 @@ def apply_rope_torch(
     $a' = a \cos(m\theta_i) - b \sin(m\theta_i)$,
     $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
     float32 (float64 if x or inv_freq is); the rotation runs in float32 (float64
-    for float64 x). Interleaved: Meta's complex product, one pass; half: three.
+    for float64 x). Interleaved: Meta's complex product, one pass over x; half: two.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _work_dtype(x)
