@@ -30,7 +30,7 @@ SLOW_FIRST = [
     "test_hooks.py",  # 14, no site
     "test_pages_phone_light.py",  # 89
     "test_widgets.py",  # 67
-    "test_figures.py",  # 46
+    "test_figures.py",  # 24
     "test_pages_desktop_dark.py",  # 34
     "test_reader.py",  # 33
     "test_finding.py",  # 25
@@ -42,6 +42,7 @@ SLOW_FIRST = [
 
 
 def needs_the_site(item) -> bool:
+    """A build or browser test: it reads the built site."""
     return any(item.iter_markers("build")) or any(item.iter_markers("browser"))
 
 
@@ -50,7 +51,11 @@ def pytest_collection_modifyitems(items):
     SLOW_FIRST's order, then collection order."""
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     needing = {item.path for item in items if needs_the_site(item)}
-    items.sort(key=lambda item: (item.path in needing, rank.get(item.path.name, 99)))
+
+    def order(item):
+        return item.path in needing, rank.get(item.path.name, len(rank))
+
+    items.sort(key=order)
 
 
 def build_site(destination: Path, cwd: Path = ROOT) -> Path:
