@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import build_cache  # hooks/build_cache.py
 import jupytext
 import nbformat
+import unused_css  # hooks/unused_css.py
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
@@ -78,23 +79,31 @@ INLINE_STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.DOTALL)
 
 
 def shared_stylesheet(html: str, page_url: str) -> tuple[str, str, str]:
-    """Move a notebook page's inline ``<style>`` blocks into one cacheable file.
+    """Move the ``<style>`` blocks of a notebook page's body into a cacheable file.
 
-    Returns the page with a ``<link>`` where the first block was, the site path
-    of the stylesheet (named by a hash of its content) and the stylesheet itself:
-    the blocks without JupyterLab's syntax colours, then the site's ``notebook.css``.
+    Returns the page with a ``<link>`` to it at the end of the head (the site's
+    own inline style stays there), the site path of the stylesheet (named by a
+    hash of its content) and the stylesheet itself: the blocks without
+    JupyterLab's syntax colours and without what cannot apply to the page
+    (`unused_css.for_page`), then the site's ``notebook.css``.
     """
-    css, found = JUPYTER_SYNTAX.subn("", "\n".join(INLINE_STYLE.findall(html)))
-    if not found:
-        raise PluginError("notebook page changed shape: no .highlight-ipynb rules")
+    head, _, body = html.partition("</head>")
+    css = unused_css.for_page(jupyterlab_css(body), head + INLINE_STYLE.sub("", body))
     css += "\n" + SITE_CSS.read_text(encoding="utf-8")
     digest = hashlib.sha256(css.encode()).hexdigest()[:12]
     path = f"assets/stylesheets/notebook.{digest}.css"
     href = posixpath.relpath(path, posixpath.dirname(page_url + "x") or ".")
     link = f'<link rel="stylesheet" href="{href}">'
-    blocks = iter([link])
-    html = INLINE_STYLE.sub(lambda _: next(blocks, ""), html)
-    return html, path, css
+    return f"{head}{link}</head>{INLINE_STYLE.sub('', body)}", path, css
+
+
+def jupyterlab_css(body: str) -> str:
+    """The ``<style>`` blocks of a notebook page's body without JupyterLab's syntax
+    colours (code cells take Material's)."""
+    css, found = JUPYTER_SYNTAX.subn("", "\n".join(INLINE_STYLE.findall(body)))
+    if not found:
+        raise PluginError("notebook page changed shape: no .highlight-ipynb rules")
+    return css
 
 
 def notebook_ipynb(script: Path) -> bytes:

@@ -3,16 +3,19 @@ by the build and shown without JavaScript, figures follow the scheme toggle, clo
 blocks render nothing, listings mount once seen and take keyboard focus before if
 they scroll, the palette and Material's start-up restyle only what changed, instant
 navigation keeps the stylesheets, links set in code keep their contrast, a formula a
-late font widens takes keyboard focus.
+late font widens takes keyboard focus, notebook pages look the same with the whole of
+JupyterLab's stylesheet.
 
 Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
 import json
 import re
+import sys
 import time
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT
 
 pytestmark = pytest.mark.browser
@@ -115,6 +118,67 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
         assert "# %%" in fetched[".py"], page
         assert json.loads(fetched[".ipynb"])["cells"], page
         tab.page.context.close()
+
+
+# A hash of each element's computed style, and of each of its generated boxes
+# (before, after, marker) that has content; custom properties left out.
+COMPUTED_STYLES = """() => {
+  const hash = text => {
+    let h = 0x811c9dc5;  // FNV-1a
+    for (let i = 0; i < text.length; i++) {
+      h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    }
+    return h >>> 0;
+  };
+  const styleOf = (el, pseudo) => {
+    const style = getComputedStyle(el, pseudo);
+    if (pseudo && ['none', 'normal'].includes(style.content)) return 'none';
+    let text = '';
+    for (const name of style) {
+      if (!name.startsWith('--')) text += `${name}:${style.getPropertyValue(name)};`;
+    }
+    return text;
+  };
+  return [...document.querySelectorAll('body *')].map(el => hash(
+    [null, '::before', '::after', '::marker'].map(p => styleOf(el, p)).join('|')));
+}"""
+
+
+@pytest.fixture(scope="module")
+def whole_jupyterlab_css(tmp_path_factory):
+    """The notebook stylesheet as it would ship without `unused_css.for_page`."""
+    nb2html = pytest.importorskip("mkdocs_jupyter.nbconvert2").nb2html
+    notebook = tmp_path_factory.mktemp("nb") / "tiny.py"
+    notebook.write_text("# %% [markdown]\n# Tiny.\n\n# %%\n1 + 1\n")
+    sys.path.insert(0, str(ROOT / "hooks"))
+    import notebooks  # hooks/notebooks.py
+
+    whole = notebooks.jupyterlab_css(nb2html(str(notebook), execute=False))
+    return whole + "\n" + notebooks.SITE_CSS.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("scheme", "width"), [("light", 390), ("dark", 1280)])
+def test_notebook_pages_look_the_same_with_jupyterlabs_whole_stylesheet(
+    guarded, site_url, html_pages, whole_jupyterlab_css, scheme, width
+):
+    """What hooks/unused_css.py drops styled nothing on the page."""
+    styles = {}
+    for page in [page for page in html_pages if page.parts[0] == "notebooks"]:
+        for whole in (False, True):
+            tab = guarded(color_scheme=scheme, width=width)
+            if whole:
+                tab.page.route(
+                    "**/assets/stylesheets/notebook.*.css",
+                    lambda r: r.fulfill(
+                        body=whole_jupyterlab_css, content_type="text/css"
+                    ),
+                )
+            tab.open(f"{site_url}/{page.parent.as_posix()}/")
+            styles[whole] = tab.page.evaluate(COMPUTED_STYLES)
+            tab.page.context.close()
+        assert len(styles[True]) > 500, page
+        differ = sum(a != b for a, b in zip(styles[False], styles[True], strict=True))
+        assert not differ, f"{page}: {differ} elements styled differently"
 
 
 # Each collapsed block's listings: their boxes and the width of their text.

@@ -50,7 +50,7 @@ def test_files_that_need_no_site_run_first_each_group_slowest_first():
         "test_lab.py",
         "test_rope.py",
         "test_pages_phone_light.py",
-        "test_figures.py",
-        "test_figures.py",
         "test_browser.py",
+        "test_figures.py",
+        "test_figures.py",
     ]

@@ -209,13 +209,21 @@ def test_notebook_code_cells_take_materials_colours():
     listing = '<div class="highlight highlight-ipynb hl-python"><pre tabindex="0">'
     assert listing in cleaned
     assert cleaned.count('tabindex="0"') == 1  # the listing, not its cell, scrolls
-    css = "pre { x: 1 }\n.highlight-ipynb .k { color: green }\n.jp-Cell { y: 2 }\n"
-    page = f"<style>{css}</style><p>body</p>"
-    _, _, shipped = notebooks.shared_stylesheet(page, "notebooks/a/")
-    assert "color: green" not in shipped and ".jp-Cell { y: 2 }" in shipped
-    assert shipped.endswith(notebooks.SITE_CSS.read_text(encoding="utf-8"))
+    css = ".highlight-ipynb .k { color: green }\n.jp-Cell { y: 2 }\n.jp-Dialog { z: 3 }"
+    page = (
+        "<head><style>.js .own { a: 1 }</style></head>"
+        f'<body><style>{css}</style><p class="jp-Cell">body</p></body>'
+    )
+    html, path, shipped = notebooks.shared_stylesheet(page, "notebooks/a/")
+    site_css = notebooks.SITE_CSS.read_text(encoding="utf-8")
+    assert shipped == ".jp-Cell{y: 2 }\n" + site_css  # no syntax colours, no dialog
+    link = f'<link rel="stylesheet" href="../../{path}">'
+    assert html == (
+        f"<head><style>.js .own {{ a: 1 }}</style>{link}</head>"
+        '<body><p class="jp-Cell">body</p></body>'
+    )
     with pytest.raises(PluginError, match="highlight-ipynb"):
-        notebooks.shared_stylesheet("<style>.jp-Cell {}</style>", "notebooks/a/")
+        notebooks.shared_stylesheet("</head><style>.jp-Cell {}</style>", "nb/a/")
 
 
 def test_notebook_ipynb_is_the_script_as_a_reproducible_notebook(tmp_path):
