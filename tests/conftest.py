@@ -30,9 +30,9 @@ SLOW_FIRST = [
     "test_hooks.py",  # 14, no site
     "test_pages_phone_light.py",  # 89
     "test_widgets.py",  # 67
-    "test_browser.py",  # 30
     "test_pages_desktop_dark.py",  # 34
     "test_reader.py",  # 33
+    "test_browser.py",  # 30
     "test_finding.py",  # 25
     "test_build_cache.py",  # 25
     "test_figures.py",  # 24
