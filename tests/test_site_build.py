@@ -166,6 +166,21 @@ def test_pages_load_no_asset_for_markup_they_lack(site_dir, html_pages):
             assert not loads or markup in html, (page, loads)
 
 
+def test_notebook_pages_ship_a_small_part_of_jupyterlabs_stylesheet(
+    site_dir, html_pages
+):
+    """hooks/unused_css.py: the whole stylesheet is 590 kB; a page uses 20 kB of it
+    (that nothing it uses went: tests/test_browser.py)."""
+    notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
+    for page in notebooks:
+        soup = page_soup(site_dir / page)
+        sheets = [link["href"] for link in soup("link") if "notebook." in link["href"]]
+        assert len(sheets) == 1 and not soup.select("body style"), page
+        css = (site_dir / page.parent / sheets[0]).read_text(encoding="utf-8")
+        assert ".jp-OutputArea" in css and len(css) < 40_000, (page, len(css))
+    assert len(notebooks) >= 2
+
+
 def test_listings_carry_no_unstyled_token_spans(site_dir, html_pages):
     """hooks/listings.py runs on every page, notebooks included: a listing keeps the
     spans that colour it and none that only cost the browser."""
