@@ -475,7 +475,9 @@ def test_instant_navigation_mounts_once_per_visit(guarded, site_url):
     page.evaluate("window.posencVisit = 1")  # gone if a click reloads the page
     for _ in range(2):
         page.locator(f'a.md-nav__link[href$="{EXPLORER}"]').first.click()
-        page.wait_for_selector(".posenc-widget[data-mounted=ready] .pw")
+        page.wait_for_selector(  # not the other page's, before the swap
+            ".posenc-widget[data-widget=encoding-explorer][data-mounted=ready] .pw"
+        )
         assert page.locator(".pw").count() == 1
         page.locator(f'a.md-nav__link[href$="{EXTENSION}"]').first.click()
         page.wait_for_selector(
