@@ -88,13 +88,14 @@ def shared_stylesheet(html: str, page_url: str) -> tuple[str, str, str]:
     (`unused_css.for_page`), then the site's ``notebook.css``.
     """
     head, _, body = html.partition("</head>")
-    css = unused_css.for_page(jupyterlab_css(body), head + INLINE_STYLE.sub("", body))
+    bare_body = INLINE_STYLE.sub("", body)
+    css = unused_css.for_page(jupyterlab_css(body), head + bare_body)
     css += "\n" + SITE_CSS.read_text(encoding="utf-8")
     digest = hashlib.sha256(css.encode()).hexdigest()[:12]
     path = f"assets/stylesheets/notebook.{digest}.css"
     href = posixpath.relpath(path, posixpath.dirname(page_url + "x") or ".")
     link = f'<link rel="stylesheet" href="{href}">'
-    return f"{head}{link}</head>{INLINE_STYLE.sub('', body)}", path, css
+    return f"{head}{link}</head>{bare_body}", path, css
 
 
 def jupyterlab_css(body: str) -> str:

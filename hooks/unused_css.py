@@ -49,7 +49,8 @@ def _parse(css: str) -> list:
     return tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
 
 
-def _children(rule) -> list:
+def _blocks(rule) -> list:
+    """A block's rules or declarations, parsed."""
     return tinycss2.parse_blocks_contents(
         rule.content, skip_comments=True, skip_whitespace=True
     )
@@ -103,7 +104,7 @@ def kept_rules(rules: list, classes: set[str]) -> list:
                 ",".join(tinycss2.serialize(s).strip() for s in matching)
             )
         elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING:
-            rule.content = kept_rules(_children(rule), classes)
+            rule.content = kept_rules(_blocks(rule), classes)
             if not rule.content:
                 continue
         elif rule.type == "at-rule" and rule.lower_at_keyword == "charset":
@@ -121,18 +122,12 @@ def _style_rules(rules: list):
             yield from _style_rules(rule.content)
 
 
-def _declarations(rule) -> list:
-    return tinycss2.parse_blocks_contents(
-        rule.content, skip_comments=True, skip_whitespace=True
-    )
-
-
 def read_properties(rules: list, read_by_page) -> set[str]:
     """Custom properties read by a declaration of ``rules`` or by the page, and by
     the custom properties those read, and so on."""
     reads, read = {}, set(read_by_page)
     for rule in _style_rules(rules):
-        for declaration in _declarations(rule):
+        for declaration in _blocks(rule):
             if declaration.type != "declaration":
                 continue
             value = VAR_REFERENCE.findall(tinycss2.serialize(declaration.value))
@@ -155,7 +150,7 @@ def without_properties(rules: list, read: set[str]) -> list:
     for rule in _style_rules(rules):
         kept = [
             d
-            for d in _declarations(rule)
+            for d in _blocks(rule)
             if d.type != "error"  # what a browser would drop too
             and (
                 d.type != "declaration" or not d.name.startswith("--") or d.name in read
