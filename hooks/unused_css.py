@@ -14,8 +14,10 @@ a static notebook page uses a few per cent. `for_page` keeps
 
 and drops ``@charset``, which means nothing after a stylesheet's first bytes.
 
-A stylesheet that a script's classes depend on must not go through it. Results
-are kept in memory for ``mkdocs serve``'s rebuilds (0.5 s a notebook page).
+A stylesheet that a script's classes depend on must not go through `for_page`:
+`for_classes` takes the classes such scripts could add too (hooks/site_css.py).
+Results are kept in memory for ``mkdocs serve``'s rebuilds (0.5 s a notebook
+page).
 """
 
 import functools
@@ -33,13 +35,17 @@ def for_page(css: str, page_html: str) -> str:
     """``css`` without the rules, custom properties and keyframes that cannot apply
     to ``page_html`` (which must not hold the stylesheet itself)."""
     classes = {n for v in CLASS_ATTRIBUTE.findall(page_html) for n in v.split()}
-    return _for_page(
-        css, frozenset(classes), frozenset(VAR_REFERENCE.findall(page_html))
-    )
+    return for_classes(css, classes, VAR_REFERENCE.findall(page_html))
+
+
+def for_classes(css: str, classes, read_by_page=()) -> str:
+    """``css`` without the rules that need a class not in ``classes``, and without
+    the custom properties and keyframes that only those rules use."""
+    return _for_classes(css, frozenset(classes), frozenset(read_by_page))
 
 
 @functools.lru_cache(maxsize=16)
-def _for_page(css: str, classes: frozenset, read_by_page: frozenset) -> str:
+def _for_classes(css: str, classes: frozenset, read_by_page: frozenset) -> str:
     rules = kept_rules(_parse(css), classes)
     rules = without_properties(rules, read_properties(rules, read_by_page))
     return "".join(_serialize(rule) for rule in without_keyframes(rules))
