@@ -16,6 +16,7 @@ every page, now named by its content, so a reader's cached copy is never a stale
 one; each page's link is rewritten to it.
 """
 
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -38,12 +39,7 @@ def scripts_of(site: Path, pages: list[str]) -> str:
 
 def present_classes(css: str, pages: list[str], scripts: str) -> set[str]:
     """The classes of ``css`` that the pages name or the scripts could add."""
-    classes = {
-        name
-        for page in pages
-        for value in unused_css.CLASS_ATTRIBUTE.findall(page)
-        for name in value.split()
-    }
+    classes = set().union(*map(_named_classes, pages))
     words = set(WORD.findall(scripts))
     prefixes = tuple(w for w in words if len(w) > 3 and w[-1] in "-_")
     unnamed = set(CSS_CLASS.findall(css)) - classes
@@ -52,6 +48,12 @@ def present_classes(css: str, pages: list[str], scripts: str) -> set[str]:
         | (unnamed & words)
         | {name for name in unnamed - words if name.startswith(prefixes)}
     )
+
+
+@functools.lru_cache(maxsize=256)  # mkdocs serve: most pages come back unchanged
+def _named_classes(page: str) -> frozenset:
+    values = unused_css.CLASS_ATTRIBUTE.findall(page)
+    return frozenset(name for value in values for name in value.split())
 
 
 def for_site(css: str, pages: list[str], scripts: str, other_css: str) -> str:
