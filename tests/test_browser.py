@@ -122,9 +122,9 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
         tab.page.context.close()
 
 
-# A hash of each element's computed style, and of each of its generated boxes
-# (before, after, marker) that has content, over the properties named by
-# `declared` (a shorthand stands for its longhands).
+# Each element's tag and classes with a hash of its computed style and of each of
+# its generated boxes (before, after, marker) that has content, over the properties
+# named by `declared` (a shorthand stands for its longhands).
 COMPUTED_STYLES = """declared => {
   const names = [...getComputedStyle(document.body)].filter(name =>
     declared.some(d => name === d || name.startsWith(d + '-')));
@@ -140,10 +140,20 @@ COMPUTED_STYLES = """declared => {
     if (pseudo && ['none', 'normal'].includes(style.content)) return 'none';
     return names.map(name => style.getPropertyValue(name)).join(';');
   };
-  return [...document.querySelectorAll('body *')].map(el => hash(
-    [null, '::before', '::after', '::marker'].map(p => styleOf(el, p)).join('|')));
+  return [...document.querySelectorAll('body *')].map(el => [
+    `${el.tagName}.${el.className}`.slice(0, 80),
+    hash([null, '::before', '::after', '::marker'].map(p => styleOf(el, p)).join())]);
 }"""
 DECLARED = re.compile(r"[{;]\s*(-?[a-z][a-z-]*)\s*:")  # not custom properties
+
+# Transitions and animations jumped to their end (those that have one), then
+# two frames for what they started.
+TRANSITIONS_ENDED = """() => {
+  document.getAnimations().forEach(a => {
+    if (a.effect.getTiming().iterations !== Infinity) a.finish();
+  });
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -177,21 +187,14 @@ def test_notebook_pages_look_the_same_with_jupyterlabs_whole_stylesheet(
                     ),
                 )
             tab.open(f"{site_url}/{page.parent.as_posix()}/")
+            tab.page.evaluate(TRANSITIONS_ENDED)
             styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
             tab.page.context.close()
         assert len(styles[True]) > 400, page
-        differ = sum(a != b for a, b in zip(styles[False], styles[True], strict=True))
-        assert not differ, f"{page}: {differ} elements styled differently"
-
-
-# Transitions and animations jumped to their end (those that have one), then
-# two frames for what they started.
-TRANSITIONS_ENDED = """() => {
-  document.getAnimations().forEach(a => {
-    if (a.effect.getTiming().iterations !== Infinity) a.finish();
-  });
-  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-}"""
+        differ = [
+            a[0] for a, b in zip(styles[False], styles[True], strict=True) if a != b
+        ]
+        assert not differ, f"{page}: {len(differ)} styled differently: {differ[:5]}"
 
 
 @pytest.fixture(scope="module")
@@ -227,8 +230,10 @@ def test_pages_look_the_same_with_materials_whole_stylesheet(
             styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
             tab.page.context.close()
         assert len(styles[True]) > 400, page
-        differ = sum(a != b for a, b in zip(styles[False], styles[True], strict=True))
-        assert not differ, f"{page}: {differ} elements styled differently"
+        differ = [
+            a[0] for a, b in zip(styles[False], styles[True], strict=True) if a != b
+        ]
+        assert not differ, f"{page}: {len(differ)} styled differently: {differ[:5]}"
 
 
 # The selectors given that match an element, with pseudo-elements and the state
