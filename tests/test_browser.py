@@ -190,7 +190,7 @@ def test_notebook_pages_look_the_same_with_jupyterlabs_whole_stylesheet(
             tab.page.evaluate(TRANSITIONS_ENDED)
             styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
             tab.page.context.close()
-        assert len(styles[True]) > 400, page
+        assert len(styles[True]) > 1000, page
         differ = [
             a[0] for a, b in zip(styles[False], styles[True], strict=True) if a != b
         ]
@@ -219,7 +219,7 @@ def test_pages_look_the_same_with_materials_whole_stylesheet(
     styles, declared = {}, sorted(set(DECLARED.findall(whole_material_css)))
     assert {"color", "display", "margin", "font-family"} <= set(declared)
     css = {"body": whole_material_css, "content_type": "text/css"}
-    for page in ("", "lab/"):  # Material components: tables, details, admonitions
+    for page in ("lab/",):  # Material components: tables, details, admonitions
         for whole in (False, True):
             tab = guarded(color_scheme=scheme, width=width)
             if whole:
@@ -229,7 +229,7 @@ def test_pages_look_the_same_with_materials_whole_stylesheet(
             tab.open(f"{site_url}/{page}").page.evaluate(TRANSITIONS_ENDED)
             styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
             tab.page.context.close()
-        assert len(styles[True]) > 400, page
+        assert len(styles[True]) > 1000, page
         differ = [
             a[0] for a, b in zip(styles[False], styles[True], strict=True) if a != b
         ]
@@ -270,8 +270,7 @@ def test_no_selector_dropped_from_materials_stylesheet_matches(
     (shipped,) = (site_dir / "assets" / "stylesheets").glob("main.*.min.css")
     dropped = sorted(selectors(whole_material_css) - selectors(shipped.read_text()))
     assert len(dropped) > 100
-    for page in ("", "lab/", "api/rope/", "part2/07-context-extension/",
-                 "notebooks/four_methods/", "404.html"):  # fmt: skip
+    for page in ("", "lab/", "api/rope/", "notebooks/four_methods/", "404.html"):
         tab = guarded(width=390).open(f"{site_url}/{page}")
         matched = tab.page.evaluate(MATCHING, [dropped, PSEUDO_ELEMENTS, STATES])
         tab.page.keyboard.press("/")  # Material's search shortcut
