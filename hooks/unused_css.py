@@ -34,8 +34,13 @@ KEYFRAMES = re.compile(r"(?:-\w+-)?keyframes")
 def for_page(css: str, page_html: str) -> str:
     """``css`` without the rules, custom properties and keyframes that cannot apply
     to ``page_html`` (which must not hold the stylesheet itself)."""
-    classes = {n for v in CLASS_ATTRIBUTE.findall(page_html) for n in v.split()}
-    return for_classes(css, classes, VAR_REFERENCE.findall(page_html))
+    return for_classes(css, page_classes(page_html), VAR_REFERENCE.findall(page_html))
+
+
+def page_classes(page_html: str) -> frozenset:
+    """The classes the ``class`` attributes of ``page_html`` name."""
+    values = CLASS_ATTRIBUTE.findall(page_html)
+    return frozenset(name for value in values for name in value.split())
 
 
 def for_classes(css: str, classes, read_by_page=()) -> str:

@@ -16,9 +16,15 @@ import time
 from pathlib import Path
 
 import pytest
+import tinycss2
 
 from tests.conftest import ROOT
 from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT
+
+sys.path.insert(0, str(ROOT / "hooks"))  # as MkDocs does for its hooks
+import material_bundle  # noqa: E402
+import notebooks  # noqa: E402
+import unused_css  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -156,15 +162,31 @@ TRANSITIONS_ENDED = """() => {
 }"""
 
 
+def styled_differently(guarded, url, sheet, whole_css, *, minimum, **options):
+    """The elements at ``url`` styled differently with the stylesheet served as
+    ``sheet`` (a URL glob) replaced by ``whole_css``, over what ``whole_css``
+    declares; more than ``minimum`` elements compared."""
+    declared = sorted(set(DECLARED.findall(whole_css)))
+    assert {"color", "display", "margin", "font-family"} <= set(declared)
+    styles, css = {}, {"body": whole_css, "content_type": "text/css"}
+    for whole in (False, True):
+        tab = guarded(**options)
+        if whole:
+            tab.page.route(sheet, lambda route: route.fulfill(**css))
+        tab.open(url).page.evaluate(TRANSITIONS_ENDED)
+        styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
+        tab.page.context.close()
+    assert len(styles[True]) > minimum, url
+    pairs = zip(styles[False], styles[True], strict=True)
+    return [shipped[0] for shipped, whole in pairs if shipped != whole]
+
+
 @pytest.fixture(scope="module")
 def whole_jupyterlab_css(tmp_path_factory):
     """The notebook stylesheet as it would ship without `unused_css.for_page`."""
     nb2html = pytest.importorskip("mkdocs_jupyter.nbconvert2").nb2html
     notebook = tmp_path_factory.mktemp("nb") / "tiny.py"
     notebook.write_text("# %% [markdown]\n# Tiny.\n\n# %%\n1 + 1\n")
-    sys.path.insert(0, str(ROOT / "hooks"))
-    import notebooks  # hooks/notebooks.py
-
     whole = notebooks.jupyterlab_css(nb2html(str(notebook), execute=False))
     return whole + "\n" + notebooks.SITE_CSS.read_text(encoding="utf-8")
 
@@ -174,26 +196,12 @@ def test_notebook_pages_look_the_same_with_jupyterlabs_whole_stylesheet(
     guarded, site_url, html_pages, whole_jupyterlab_css, scheme, width
 ):
     """What hooks/unused_css.py drops styled nothing on the page."""
-    styles, declared = {}, sorted(set(DECLARED.findall(whole_jupyterlab_css)))
-    assert {"color", "display", "margin", "font-family"} <= set(declared)
     for page in [page for page in html_pages if page.parts[0] == "notebooks"]:
-        for whole in (False, True):
-            tab = guarded(color_scheme=scheme, width=width)
-            if whole:
-                tab.page.route(
-                    "**/assets/stylesheets/notebook.*.css",
-                    lambda r: r.fulfill(
-                        body=whole_jupyterlab_css, content_type="text/css"
-                    ),
-                )
-            tab.open(f"{site_url}/{page.parent.as_posix()}/")
-            tab.page.evaluate(TRANSITIONS_ENDED)
-            styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
-            tab.page.context.close()
-        assert len(styles[True]) > 500, page
-        differ = [
-            a[0] for a, b in zip(styles[False], styles[True], strict=True) if a != b
-        ]
+        differ = styled_differently(
+            guarded, f"{site_url}/{page.parent.as_posix()}/",
+            "**/assets/stylesheets/notebook.*.css", whole_jupyterlab_css,
+            color_scheme=scheme, width=width, minimum=500,
+        )  # fmt: skip
         assert not differ, f"{page}: {len(differ)} styled differently: {differ[:5]}"
 
 
@@ -201,9 +209,6 @@ def test_notebook_pages_look_the_same_with_jupyterlabs_whole_stylesheet(
 def whole_material_css():
     """Material's stylesheet as it would ship without hooks/site_css.py."""
     import material
-
-    sys.path.insert(0, str(ROOT / "hooks"))
-    import material_bundle  # hooks/material_bundle.py
 
     assets = Path(material.__file__).parent / "templates" / "assets"
     (stylesheet,) = (assets / "stylesheets").glob("main.*.min.css")
@@ -215,25 +220,14 @@ def test_pages_look_the_same_with_materials_whole_stylesheet(
     guarded, site_url, whole_material_css, scheme, width
 ):
     """What hooks/site_css.py drops styled nothing: custom properties included (a
-    palette input defines its scheme's, read by the palette stylesheet)."""
-    styles, declared = {}, sorted(set(DECLARED.findall(whole_material_css)))
-    assert {"color", "display", "margin", "font-family"} <= set(declared)
-    css = {"body": whole_material_css, "content_type": "text/css"}
-    for page in ("lab/",):  # Material components: tables, details, admonitions
-        for whole in (False, True):
-            tab = guarded(color_scheme=scheme, width=width)
-            if whole:
-                tab.page.route(
-                    "**/assets/stylesheets/main.*.min.css", lambda r: r.fulfill(**css)
-                )
-            tab.open(f"{site_url}/{page}").page.evaluate(TRANSITIONS_ENDED)
-            styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
-            tab.page.context.close()
-        assert len(styles[True]) > 1000, page
-        differ = [
-            a[0] for a, b in zip(styles[False], styles[True], strict=True) if a != b
-        ]
-        assert not differ, f"{page}: {len(differ)} styled differently: {differ[:5]}"
+    palette input defines its scheme's, read by the palette stylesheet). On lab:
+    Material's tables, details and admonitions; the palette inputs are on every
+    page."""
+    differ = styled_differently(
+        guarded, f"{site_url}/lab/", "**/assets/stylesheets/main.*.min.css",
+        whole_material_css, color_scheme=scheme, width=width, minimum=1000,
+    )  # fmt: skip
+    assert not differ, f"lab: {len(differ)} styled differently: {differ[:5]}"
 
 
 # The selectors given that match an element, with pseudo-elements and the state
@@ -256,13 +250,11 @@ def test_no_selector_dropped_from_materials_stylesheet_matches(
 ):
     """No page, with search open and its results shown, has an element that a
     selector hooks/site_css.py dropped would match."""
-    sys.path.insert(0, str(ROOT / "hooks"))
-    import unused_css
 
     def selectors(css):
         rules = unused_css._style_rules(unused_css._parse(css))
         return {
-            unused_css.tinycss2.serialize(selector).strip()
+            tinycss2.serialize(selector).strip()
             for rule in rules
             for selector in unused_css.selectors(rule.prelude)
         }
