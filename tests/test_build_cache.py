@@ -432,6 +432,15 @@ def test_widgets_minified_from_their_sources_need_no_terser_at_the_end(tmp_path)
     assert len(minified) < len(source) and "add" in minified
 
 
+def digests(site: Path) -> dict[str, str]:
+    skip = {"sitemap.xml", "sitemap.xml.gz"}
+    return {
+        p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(site.rglob("*"))
+        if p.is_file() and p.name not in skip
+    }
+
+
 def cache_entries(project: Path) -> dict[str, set[str]]:
     cache = project / ".cache"
     kinds = ("figures", "examples", "notebooks", "macros")
@@ -442,11 +451,15 @@ def cache_entries(project: Path) -> dict[str, set[str]]:
 def test_a_module_edit_recomputes_its_dependents_into_the_cold_build(
     site_dir, tmp_path
 ):
+    """A second build, in another directory, from site_dir's cache after a comment
+    is appended to one module: it recomputes exactly the artifacts that import the
+    module, and its every byte is the cold build's (site_dir), but for the wheel,
+    which is the one a build of the edited tree makes. So two builds give the same
+    bytes, wherever they run and whatever the cache holds."""
     from benchmarks.rebuild import export
     from posenc_docs.pages.install import WHEEL_PATH
     from tests.conftest import build_site
     from tests.test_hooks import load
-    from tests.test_site_build import digests
 
     project = export("WORKTREE", tmp_path / "repo")
     shutil.copytree(ROOT / ".cache", project / ".cache")  # site_dir's

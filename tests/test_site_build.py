@@ -1,7 +1,6 @@
-"""The strict build: validation settings bite, output is reproducible, and every
-code block a reader copies runs as copied."""
+"""The strict build: validation settings bite, and every code block a reader copies
+runs as copied (that two builds give the same bytes: tests/test_build_cache.py)."""
 
-import hashlib
 import json
 import os
 import re
@@ -13,26 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, build_site, page_soup
+from tests.conftest import ROOT, page_soup
 
 pytestmark = pytest.mark.build
-
-
-def digests(site: Path) -> dict[str, str]:
-    skip = {"sitemap.xml", "sitemap.xml.gz"}
-    return {
-        p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(site.rglob("*"))
-        if p.is_file() and p.name not in skip
-    }
-
-
-def test_two_clean_builds_are_byte_identical(site_dir, tmp_path):
-    second = build_site(tmp_path / "again")
-    first, again = digests(site_dir), digests(second)
-    assert first.keys() == again.keys()
-    differ = [name for name in first if first[name] != again[name]]
-    assert not differ, differ
 
 
 def test_nothing_is_generated_into_docs():
