@@ -23,21 +23,21 @@ ROOT = Path(__file__).resolve().parents[1]
 # (--no-loadscope-reorder; by default it sorts files by their number of tests). `make
 # test` builds the site in the background meanwhile (POSENC_SITE_STATUS), so both
 # workers have work while it builds, and they finish together.
-# Durations in s (make test, headless shell, both workers busy), 2026-12-02.
+# Durations in s (make test, headless shell, both workers busy), 2026-12-03.
 SLOW_FIRST = [
-    "test_figure_layout.py",  # 21, no site
-    "test_lab.py",  # 19, no site
-    "test_hooks.py",  # 14, no site
-    "test_pages_phone_light.py",  # 89
-    "test_widgets.py",  # 67
-    "test_pages_desktop_dark.py",  # 34
-    "test_reader.py",  # 33
-    "test_browser.py",  # 30
-    "test_finding.py",  # 25
-    "test_build_cache.py",  # 25
-    "test_figures.py",  # 24
-    "test_site_build.py",  # 17
-    "test_figure_pages.py",  # 16
+    "test_figure_layout.py",  # 46, no site (while the site builds)
+    "test_lab.py",  # 36, no site
+    "test_hooks.py",  # 19, no site
+    "test_pages_phone_light.py",  # 94
+    "test_widgets.py",  # 65
+    "test_browser.py",  # 56
+    "test_reader.py",  # 46
+    "test_pages_desktop_dark.py",  # 46
+    "test_build_cache.py",  # 45
+    "test_figures.py",  # 33
+    "test_finding.py",  # 31
+    "test_figure_pages.py",  # 15
+    "test_site_build.py",  # 13
 ]
 
 
