@@ -27,16 +27,17 @@ CLS_SCRIPT = """async () => {
 def measure_page(tab, url: str, known: dict | None = None) -> dict:
     """Load ``url`` in ``tab`` (a `GuardedPage`); gzip bytes, requests and CLS.
 
-    The tab's context routes requests, which turns its cache off: every byte a
-    cold reader downloads is counted, lazy images included (scrolled to the end
-    at the load event, then the network settles; settling before the scroll too
-    gave the same bytes and CLS on all 45 pages, 0.13 s a page later).
+    The tab's cache is turned off (`GuardedPage.without_cache`): every byte a cold
+    reader downloads is counted, lazy images included (scrolled to the end at the
+    load event, then the network settles; settling before the scroll too gave the
+    same bytes and CLS on all 45 pages, 0.13 s a page later).
 
     ``known`` (url -> gzip bytes), shared by the calls on one static site, spares
     reading and compressing again the bodies every page loads (stylesheets,
     scripts, fonts, the search index); each one is still requested and counted.
     """
     known = {} if known is None else known
+    tab.without_cache()
     bodies = []
 
     def record(response):
@@ -59,12 +60,14 @@ def main(site_dir: str) -> None:
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.conftest import guarded_page, serve  # as the tests load pages
+    from tests.conftest import CHROMIUM_ARGS, guarded_page, serve  # as the tests
 
     root = Path(site_dir)
     pages = sorted(p.parent.relative_to(root) for p in root.rglob("index.html"))
     with serve(root) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
         rows, known = [], {}
         for rel in pages:
             tab = guarded_page(browser, width=390)

@@ -145,42 +145,44 @@ def browser():
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     with playwright.sync_playwright() as p:
         b = p.chromium.launch(
-            executable_path=chromium,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--disable-quic",
-                "--disable-dev-shm-usage",
-            ],
+            executable_path=chromium, headless=True, args=CHROMIUM_ARGS
         )
         yield b
         b.close()
 
 
-# Only these requests leave Chromium's network stack unpaused; any other is routed
-# to Python, recorded and aborted.
+# Every host but 127.0.0.1 fails to resolve, so a request leaving it is aborted by
+# Chromium's network stack: the guard needs no request interception, which would
+# pause every request for a round trip through Playwright (a third more CPU a load).
+CHROMIUM_ARGS = [
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+]
 OFF_ORIGIN = re.compile(r"^(?!http://127\.0\.0\.1:|data:|blob:|about:)")
 
 
 class GuardedPage:
-    """A page whose requests outside 127.0.0.1 are aborted and recorded.
+    """A page of a browser launched with CHROMIUM_ARGS: its requests outside
+    127.0.0.1 fail and are recorded in ``blocked``.
 
-    ``requested`` lists every request the page made; ``settle()`` waits until
-    none has been in flight for a while (Playwright's networkidle waits 500 ms).
+    ``requested`` lists every request the page made, those its HTTP cache answers
+    included; ``settle()`` waits until none has been in flight for a while
+    (Playwright's networkidle waits 500 ms).
     """
 
     def __init__(self, context):
         self.blocked, self.errors, self.requested = [], [], []
-        self._in_flight = set()
+        self._in_flight, self._cdp = set(), None
         context.on("request", self._started)
         context.on("requestfinished", lambda r: self._in_flight.discard(r))
         context.on("requestfailed", lambda r: self._in_flight.discard(r))
-        context.route(OFF_ORIGIN, self._block)
         self.page = context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         self.page.on(
@@ -191,10 +193,16 @@ class GuardedPage:
     def _started(self, request):
         self.requested.append(request.url)
         self._in_flight.add(request)
+        if OFF_ORIGIN.match(request.url):
+            self.blocked.append(request.url)
 
-    def _block(self, route):
-        self.blocked.append(route.request.url)
-        route.abort()
+    def without_cache(self) -> "GuardedPage":
+        """Turn the page's HTTP cache off: each load fetches everything again."""
+        if self._cdp is None:  # one session, its domain on, for the page's life
+            self._cdp = self.page.context.new_cdp_session(self.page)
+            self._cdp.send("Network.enable")  # the cache is off while it is on
+            self._cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        return self
 
     def settle(self, quiet_ms: int = 150, timeout_ms: int = 30_000) -> None:
         """Wait until no request has been in flight for ``quiet_ms``."""

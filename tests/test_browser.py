@@ -56,7 +56,7 @@ def test_math_is_rendered_by_local_katex(guarded, site_url):
 
 
 def test_figures_follow_the_scheme_toggle(guarded, site_url):
-    tab = guarded(color_scheme="light")
+    tab = guarded(color_scheme="light").without_cache()  # asserts what is fetched
     tab.page.goto(f"{site_url}/part1/clocks/", wait_until="networkidle")
     image = tab.page.locator("picture.posenc-figure img").first
     image.scroll_into_view_if_needed()
@@ -481,7 +481,7 @@ def test_instant_navigation_keeps_the_stylesheets_it_loaded_with(guarded, site_u
     elements by their markup with absolute URLs; the page as loaded keeps its
     stylesheet links as written (see above), and still they match the next page's,
     so none is removed, added again or fetched again."""
-    tab = guarded().navigate_instantly()
+    tab = guarded().without_cache().navigate_instantly()
     tab.open(f"{site_url}/api/rope/")
     sheets = "[...document.querySelectorAll('link[rel=stylesheet]')]"
     written = tab.page.evaluate(f"{sheets}.map(l => l.getAttribute('href'))")

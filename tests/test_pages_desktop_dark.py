@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 def test_every_page_on_a_desktop_in_dark(guarded, site_url, html_pages):
     """Page after page at 1280 px in one tab, each then narrowed to 390 px."""
-    tab, figures = guarded(color_scheme="dark"), 0
+    tab, figures = guarded(color_scheme="dark").without_cache(), 0  # checks fetches
     for page in html_pages:
         tab.page.set_viewport_size({"width": 1280, "height": 900})
         tab.requested.clear()

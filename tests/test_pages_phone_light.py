@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_every_page_on_a_phone_in_light(guarded, site_url, html_pages):
-    """Page after page at 390 px in one tab, as a phone reader goes (routing keeps
+    """Page after page at 390 px in one tab, as a phone reader goes (with
     the cache off): gzip bytes a cold reader downloads and layout shift (issue 12),
     the checks of every load, no overflow, and no serious or critical axe-core
     violation: a formula wider than the phone takes keyboard focus to scroll."""
