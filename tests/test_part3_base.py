@@ -47,7 +47,7 @@ def test_cosine_sum_against_a_scalar_loop():
 def test_smallest_base_is_the_first_grid_point_that_holds(length):
     b = part3_base.smallest_base(128, length)
     assert part3_base.min_cosine_sum(128, b, length) >= 0
-    assert part3_base.min_cosine_sum(128, b / 10**0.05, length) < 0
+    assert part3_base.min_cosine_sum(128, b / 10**part3_base.GRID_STEP, length) < 0
 
 
 @settings(max_examples=60, deadline=None)
@@ -55,20 +55,33 @@ def test_smallest_base_is_the_first_grid_point_that_holds(length):
     d=st.sampled_from([8, 64, 128]),
     exponent=st.floats(3.0, 7.0),
     length=st.integers(0, 5000),
+    near=st.integers(0, 5000),
     block=st.integers(1, 2048),
 )
-def test_holds_up_to_is_the_sign_of_the_minimum(d, exponent, length, block):
-    base = 10.0**exponent
-    expected = part3_base.min_cosine_sum(d, base, length) >= 0
-    assert part3_base.holds_up_to(d, base, length, block) == expected
+def test_negative_distance_finds_a_negative_sum_exactly_when_there_is_one(
+    d, exponent, length, near, block
+):
+    base, near = 10.0**exponent, min(near, length)
+    m = part3_base.negative_distance(d, base, length, near, block)
+    if part3_base.min_cosine_sum(d, base, length) >= 0:
+        assert m is None
+    else:
+        assert 0 <= m <= length and part3_base.cosine_sum(m, d, base) < 0
 
 
 def test_every_grid_base_before_the_smallest_fails():
-    b = part3_base.smallest_base(128, 8192)
-    grid = 10.0 ** np.arange(3.0, np.log10(b) - 0.01, 0.05)
-    assert len(grid) > 40
-    assert all(part3_base.min_cosine_sum(128, g, 8192) < 0 for g in grid)
-    assert part3_base.min_cosine_sum(128, b, 8192) >= 0
+    b = part3_base.smallest_base(128, 4096)
+    step = part3_base.GRID_STEP
+    grid = 10.0 ** np.arange(3.0, np.log10(b) - step / 2, step)
+    assert len(grid) > 200
+    assert all(part3_base.min_cosine_sum(128, g, 4096) < 0 for g in grid)
+    assert part3_base.min_cosine_sum(128, b, 4096) >= 0
+
+
+def test_a_coarser_grid_steps_over_bases_that_hold():
+    fine = part3_base.smallest_base(128, 4096)
+    coarse = part3_base.smallest_base(128, 4096, step=part3_base.COARSE_STEP)
+    assert fine < coarse / 1.2  # the page's note says so with these numbers
 
 
 def test_census_rows_match_a_wavelength_count():

@@ -13,7 +13,10 @@ from posenc_docs import rope, scaling
 from posenc_docs.pages import models, part2_extension
 from posenc_docs.pages.format import fixed, markdown_table
 
+GRID_STEP = 0.005  # smallest_base tries bases 10**0.005 (1.2 %) apart
 # --8<-- [end:setup]
+
+COARSE_STEP = 10 * GRID_STEP  # the page's example of a grid too coarse
 
 BASE_MODELS = (
     "Llama-2-7B",
@@ -87,31 +90,36 @@ def min_cosine_sum(d: int, base: float, length: int) -> float:
 
 
 @lru_cache(maxsize=32)
-def smallest_base(d: int, length: int, start: float = 1e3, step: float = 0.05):
+def smallest_base(d: int, length: int, start: float = 1e3, step: float = GRID_STEP):
     # --8<-- [end:cosine_sum-body2]
     """First base on the log grid ``start * 10**(k * step)`` with min B_m >= 0.
 
     ``min_cosine_sum`` is not monotone in the base, so a larger base can fail
-    again (see `min_cosine_sum` at the base of interest).
+    again, and a coarser grid can step over a narrow range of bases that hold.
     """
     # --8<-- [start:cosine_sum-body3]
-    exponent = np.log10(start)
-    while not holds_up_to(d, 10.0**exponent, length):
-        exponent += step
-    return float(10.0**exponent)
+    k, near = 0, negative_distance(d, start, length)
+    while near is not None:  # the next grid base usually fails near the same m
+        k += 1
+        near = negative_distance(d, start * 10.0 ** (k * step), length, near)
+    return float(start * 10.0 ** (k * step))
 
 
-def holds_up_to(d: int, base: float, length: int, block: int = 1024) -> bool:
+def negative_distance(
+    d: int, base: float, length: int, near: int = 0, block: int = 512
+):
     # --8<-- [end:cosine_sum-body3]
-    """``min_cosine_sum(d, base, length) >= 0``, distances taken ``block`` at a
-    time."""
+    """A distance m <= ``length`` with B_m < 0, or None if min B_m >= 0.
+
+    Distances are taken ``block`` at a time: first around ``near``, then from 0.
+    """
     # --8<-- [start:cosine_sum-body4]
-    # A base that fails usually fails at a short distance: stop at the first.
-    for first in range(0, length + 1, block):
+    for first in (max(0, near - block // 2), *range(0, length + 1, block)):
         m = np.arange(first, min(first + block, length + 1))
-        if cosine_sum(m, d, base).min() < 0:
-            return False
-    return True
+        sums = cosine_sum(m, d, base)
+        if sums.min() < 0:
+            return int(m[np.argmin(sums)])  # the most negative of this block
+    return None
 
 
 # --8<-- [end:cosine_sum-body4]
@@ -128,5 +136,12 @@ def bound_table(names=BASE_MODELS) -> str:
             (name, f"{b:,.0f}", f"{L:,}", fixed(low, 2),
              "holds" if low >= 0 else "fails", f"{smallest_base(d, L):,.0f}")
         )  # fmt: skip
-    header = ("model", "rope_theta", "L", "min B_m, m ≤ L", "B_m ≥ 0", "first base")
+    header = (
+        "model",
+        "rope_theta",
+        "L",
+        "min B_m, m ≤ L",
+        "B_m ≥ 0",
+        "first grid base",
+    )
     return markdown_table(header, rows)

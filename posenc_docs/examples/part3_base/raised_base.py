@@ -21,6 +21,6 @@ print(
 )
 for length in (4096, 8192, 16384, 32768):
     print(
-        f"first base with B_m >= 0 up to {length:>6,}: "
+        f"first grid base with B_m >= 0 up to {length:>6,}: "
         f"{part3_base.smallest_base(d, length):>9,.0f}"
     )
