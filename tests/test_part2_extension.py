@@ -79,6 +79,18 @@ def test_bound_ratio_matches_the_definition(s):
     )
 
 
+def test_offsets_below_the_claim_are_those_where_b_is_below_d():
+    d, base, top = 128, 1e4, 8192  # the page's: B(s) >= d gives PI's "600x"
+    theta = base ** (-2 * np.arange(d // 2) / d)
+    s = np.arange(1, top + 1)[:, None]
+    b = np.abs(np.cumsum(np.exp(1j * s * theta), axis=1)).sum(axis=1)
+    below = part2_extension.offsets_below_claim(top, d, base)
+    assert below.tolist() == (np.flatnonzero(b < d) + 1).tolist()
+    first = int(below[0])  # the page: "true for every offset up to first - 1"
+    assert ref_extrapolation_sum(first, d, base) < d
+    assert all(ref_extrapolation_sum(s, d, base) >= d for s in range(first - 20, first))
+
+
 def test_bound_ratio_at_zero_counts_every_term():
     d = 128  # |A_k(0)| = k, so B(0) = 1 + 2 + ... + d/2
     expected = 64 * math.log(1e4) * (64 * 65 / 2) / d

@@ -199,6 +199,14 @@ def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
 # --8<-- [end:pi_bounds-body3]
 
 
+def offsets_below_claim(top: int, d: int = 128, base: float = 10000.0) -> np.ndarray:
+    """The offsets s = 1 .. ``top`` where the bound ratio is below PI's "600x"
+    (where $B(s) < d$), ascending."""
+    offsets = np.arange(1, top + 1)
+    ratios = np.array([bound_ratio(s, d, base) for s in offsets])
+    return offsets[ratios < paper_bound_ratio(base)]
+
+
 # --8<-- [start:costs]
 def position_parameters(model: ModelConfig) -> int:
     """Trainable numbers spent on position (learned table or T5 bucket biases)."""
