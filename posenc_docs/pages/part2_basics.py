@@ -66,15 +66,15 @@ def rotation_degrees(position: float, pair: int, d: int, base: float = 10000.0):
 
 
 def alibi_slope_table(n_heads: int) -> str:
-    """Markdown table: head, paper slope as a power of two and as a number,
-    and the value of the article's rule
-    (`posenc_docs.pages.pitfalls.prose_alibi_slopes`) for the same head."""
+    """Markdown table: head, the reference code's slope as a power of two and as
+    a number, and $2^{-8k/n}$ for the same head, the paper's sentence applied to
+    every head count (`posenc_docs.pages.pitfalls.prose_alibi_slopes`)."""
     slopes, naive = alibi.alibi_slopes(n_heads), pitfalls.prose_alibi_slopes(n_heads)
     rows = []
     for head, (m, wrong) in enumerate(zip(slopes, naive, strict=True), start=1):
         exponent = f"{np.log2(m):g}"  # ASCII minus: this goes into KaTeX
         rows.append([head, f"$2^{{{exponent}}}$", f"{m:.5f}", f"{wrong:.5f}"])
-    header = ["head", "slope (paper)", "value", "article's rule"]
+    header = ["head", "slope (reference code)", "value", "$2^{-8k/n}$"]
     return markdown_table(header, rows)
 
 

@@ -227,9 +227,9 @@ def prose_alibi_slopes(n_heads: int) -> np.ndarray:
 
     Notes
     -----
-    Section 3 of the ALiBi paper states this for the power-of-two head counts
-    it trained. For other n the authors' code does something else
-    (`posenc_docs.alibi.alibi_slopes`); checkpoints follow the code.
+    Section 3 of the ALiBi paper states this for n heads in general, but
+    trained only power-of-two head counts. For other n the authors' code does
+    something else (`posenc_docs.alibi.alibi_slopes`); checkpoints follow the code.
     """
     # --8<-- [start:prose_alibi_slopes-body]
     return 2.0 ** (-8.0 * np.arange(1, n_heads + 1) / n_heads)
