@@ -25,9 +25,9 @@ def test_constants_are_hugging_face_defaults():
     assert "mrope_section" not in text.rope_parameters  # so the module default holds
     two = modeling_qwen2_vl.Qwen2VLRotaryEmbedding(text)
     assert tuple(two.mrope_section) == part3_axes.QWEN2_VL_SECTION
-    three = modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding(
-        configuration_qwen3_vl.Qwen3VLTextConfig()
-    )
+    text3 = configuration_qwen3_vl.Qwen3VLTextConfig()
+    assert text3.rope_parameters["rope_theta"] == part3_axes.QWEN3_VL_THETA
+    three = modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding(text3)
     assert tuple(three.mrope_section) == part3_axes.QWEN3_VL_SECTION
     assert part3_axes.HEAD_DIM == 128
 

@@ -3,8 +3,9 @@
 The M-RoPE sections and bases are Hugging Face's defaults (transformers 5.24:
 ``Qwen2VLRotaryEmbedding`` falls back to ``mrope_section`` (16, 24, 24),
 ``Qwen3VLTextRotaryEmbedding`` to (24, 20, 20) interleaved, and
-``Qwen2VLTextConfig`` to ``rope_theta`` 1e6); ``tests/test_part3_axes.py`` reads
-them from the installed transformers, so a change there fails the suite.
+``Qwen2VLTextConfig`` to ``rope_theta`` 1e6, ``Qwen3VLTextConfig`` to 5e5);
+``tests/test_part3_axes.py`` reads them from the installed transformers, so a change
+there fails the suite.
 """
 
 import math
@@ -18,6 +19,7 @@ from posenc_docs.pages.format import count, fixed, markdown_table
 QWEN2_VL_SECTION = (16, 24, 24)  # HF default, consecutive sections
 QWEN3_VL_SECTION = (24, 20, 20)  # HF default, interleaved
 QWEN2_VL_THETA = 1e6  # HF Qwen2VLTextConfig default rope_theta
+QWEN3_VL_THETA = 5e5  # HF Qwen3VLTextConfig default rope_theta
 N_PAIRS = sum(QWEN2_VL_SECTION)  # 64 rotary pairs
 HEAD_DIM = 2 * N_PAIRS  # 128
 
