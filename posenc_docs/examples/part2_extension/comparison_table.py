@@ -53,7 +53,7 @@ mechanics = [
         "RoPE",
         "q and k, every layer",
         "0",
-        "exact: q·k depends on m − n only",
+        "exact: q·k sees positions only as m − n",
         f"new angles for the slow pairs ({never} of {census.n_pairs} in Llama 2 7B)",
     ),
     (
