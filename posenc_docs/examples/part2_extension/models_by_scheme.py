@@ -21,8 +21,11 @@ def evidence(model):
     scaled = extension_method(model) or "none"
     if "rope_scaling_from" in model.extra:  # not in the shipped config.json
         scaled += f", added as {model.extra['rope_scaling_from']} says"
+    theta = f"rope_theta {model.rope_theta:,.0f}"
+    if "local_rope_theta" in model.extra:  # ModernBERT: two kinds of layer
+        theta += f" (global layers; local {model.extra['local_rope_theta']:,.0f})"
     return (
-        f"rope_theta {model.rope_theta:,.0f}, rotates {model.rotary_dim} of "
+        f"{theta}, rotates {model.rotary_dim} of "
         f"{model.head_dim} head dims ({model.rope_layout}), scaling: {scaled}"
     )
 
