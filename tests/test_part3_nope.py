@@ -38,6 +38,15 @@ def test_scale_table_matches_the_formulas():
     assert values["YaRN, s = n / L"][0] == pytest.approx((0.1 * math.log(16) + 1) ** 2)
     table = part3_nope.scale_table()
     assert "| 8,192 | 1.069 | 1.000 | 1.000 |" in table
+    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()}
+    assert "formula only" not in rows["16,384"]  # last query at 16,383 <= 32,766
+    for n in ("32,768", "131,072", "1,048,576"):  # past the end of Qwen's logn_list
+        assert "formula only" in rows[n], rows[n]
+
+
+def test_qwen_logn_table_ends_where_the_page_says():
+    logn_list = [math.log(i, 8192) if i > 8192 else 1 for i in range(1, 32768)]
+    assert len(logn_list) - 1 == part3_nope.QWEN_LOGN_LAST_POSITION
 
 
 def test_causal_mask_alone_gives_a_position_code():

@@ -41,7 +41,8 @@ FIGURES = [
             "thousand to a million tokens, log axis, with the length 8,192 marked. "
             "All three rules are 1 for short contexts. Llama 4's is a staircase "
             "that steps up every 8,192 tokens to about 1.5 at a million; Qwen's "
-            "log-n rises smoothly from 1 at 8,192 to about 1.5; YaRN's squared "
+            "log-n formula rises smoothly from 1 at 8,192 to about 1.5 (Qwen's "
+            "code has factors only up to 32,767 tokens); YaRN's squared "
             "magnitude, with its factor set to n over 8,192, rises fastest, to "
             "about 2.2."
         ),

@@ -12,6 +12,10 @@ from posenc_docs import attention, lab, temperature
 from posenc_docs.pages import models
 from posenc_docs.pages.format import count, fixed, markdown_table
 
+# Qwen-7B's modeling_qwen.py: logn_list has entries for positions 0 .. 32,766 only
+# (math.log(i, seq_length) for i in range(1, 32768)).
+QWEN_LOGN_LAST_POSITION = 32766
+
 LLAMA4 = {  # HF Llama4TextConfig defaults
     "num_hidden_layers": 48,
     "no_rope_layer_interval": 4,
@@ -41,13 +45,19 @@ def scales(positions, length: int = 8192) -> dict:
 
 
 def scale_table(lengths=(8192, 16384, 32768, 131072, 1048576)) -> str:
-    """Markdown: each rule's factor for the last query of a context of n tokens."""
+    """Markdown: each rule's factor for the last query of a context of n tokens.
+
+    A Qwen value past `QWEN_LOGN_LAST_POSITION` is the formula's, marked so: Qwen's
+    code has no entry there.
+    """
     columns = scales(np.array(lengths) - 1)
     header = ["tokens n", "Llama 4", "Qwen log-n", "YaRN"]
-    body = [
-        [count(n)] + [fixed(values[k], 3) for values in columns.values()]
-        for k, n in enumerate(lengths)
-    ]
+    body = []
+    for k, n in enumerate(lengths):
+        row = [count(n)] + [fixed(values[k], 3) for values in columns.values()]
+        if n - 1 > QWEN_LOGN_LAST_POSITION:
+            row[2] += " (formula only)"
+        body.append(row)
     return markdown_table(header, body)
 
 
