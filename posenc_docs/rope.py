@@ -311,7 +311,8 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
         theta = torch.from_numpy(_default_inv_freq(x.shape[-1], base))
         inv_freq = theta.to(x.device, _work_dtype(x))  # same dtype as the rotation
     _check_shapes(x, positions, _checks.checked_tensor("inv_freq", inv_freq))
-    return x, positions, inv_freq
+    wide = torch.promote_types(inv_freq.dtype, _work_dtype(x))  # float64 for float64 x
+    return x, positions, inv_freq.to(wide)
 
 
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:

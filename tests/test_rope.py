@@ -435,6 +435,30 @@ def test_module_attention_factor_scales_scores_by_its_square():
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
+def test_float64_x_turns_by_float64_angles_whatever_inv_freqs_dtype(layout):
+    """The docstring: angles are float64 if x is. Far positions show the difference
+    (a float32 angle near 4e6 is off by up to 0.25 rad)."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 5, 16, generator=gen, dtype=torch.float64)
+    positions = torch.arange(4_000_000, 4_000_005)
+    theta = inv_freq(16)  # float64 numpy
+    want = apply_rope(x.numpy(), positions.numpy(), inv_freq=theta, layout=layout)
+    for frequencies in (torch.from_numpy(theta).float(), torch.from_numpy(theta)):
+        got = apply_rope_torch(x, positions, inv_freq=frequencies, layout=layout)
+        assert got.dtype == torch.float64
+        # theta itself rounded to float32 moves m*theta by up to ~0.1 rad: compare
+        # with the float64 reference fed the same rounded frequencies
+        ref = apply_rope(
+            x.numpy(),
+            positions.numpy(),
+            inv_freq=frequencies.double().numpy(),
+            layout=layout,
+        )
+        np.testing.assert_allclose(got.numpy(), ref, atol=1e-9)
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-9)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_module_with_given_inv_freq(layout):
     theta = inv_freq(16, 500000.0) / 8
     q = torch.randn(1, 2, 6, 16, generator=torch.Generator().manual_seed(7))
