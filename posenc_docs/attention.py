@@ -115,6 +115,8 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
     if bias is not None:
         _checks.checked_tensor("bias", bias, min_ndim=0)
         _checks.checked_same_device("bias", bias, q.device)
+        if bias.dtype != q.dtype:  # e.g. alibi_bias_torch(..., dtype=q.dtype)
+            raise TypeError(f"bias must have q's dtype {q.dtype}, got {bias.dtype}")
     _check_shapes(q, k, v, bias, causal)
 
 
@@ -122,7 +124,7 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     r"""Torch twin of `attention` (same arguments): scaled dot-product attention.
 
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
-    tensor on that device.
+    tensor of that dtype on that device.
 
     Returns
     -------

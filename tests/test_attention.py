@@ -242,6 +242,16 @@ def test_bad_shapes_raise():
     assert attention(q, k, v, causal=True).shape == (3, 2)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_bias_of_another_dtype_is_refused_by_name(dtype):
+    q = k = v = torch.zeros(2, 3, 4, dtype=torch.bfloat16)
+    bias = alibi_bias_torch(2, 3, 3, dtype=dtype)  # (H, Tq, Tk)
+    with pytest.raises(TypeError, match=r"bias must have q's dtype torch\.bfloat16"):
+        attention_torch(q, k, v, bias=bias)
+    out = attention_torch(q, k, v, bias=bias.to(torch.bfloat16))
+    assert out.dtype == torch.bfloat16
+
+
 def _f64(*shape, seed):
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
