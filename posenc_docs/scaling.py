@@ -625,17 +625,21 @@ def from_rope_scaling(
     Parameters
     ----------
     d : int
-        Rotary dimension of the model.
+        Rotary dimension of the model: `int(head_dim * partial_rotary_factor)`
+        for a model that rotates part of each head.
     base : float
         RoPE base (`rope_theta`) of the model.
     rope_scaling : dict or None
-        Hugging Face keys: `rope_type` (or the legacy `type`; default
-        `"default"`), one of the keys of `ROPE_TYPES` (the transformers
-        names, plus `"ntk"` for static NTK-aware scaling), plus the keyword
-        arguments of that method (`factor`, `original_max_position_embeddings`,
-        `beta_fast`, `low_freq_factor`, `short_factor`, ...). A key set to
-        None counts as absent; `rope_theta`, if present, must equal `base`.
-        None means no scaling.
+        A config's `rope_scaling`, or its `rope_parameters` (transformers 5).
+        Keys: `rope_type` (or the legacy `type`; default `"default"`), one of the
+        keys of `ROPE_TYPES` (transformers' names, plus `"ntk"` for static
+        NTK-aware scaling; transformers' `"proportional"` is not among them),
+        plus the keyword arguments of that method (`factor`,
+        `original_max_position_embeddings`, `beta_fast`, `low_freq_factor`,
+        `short_factor`, ...). A key set to None counts as absent; `rope_theta`,
+        if present, must equal `base`; `partial_rotary_factor`, if present, must
+        be in (0, 1] and is otherwise not used (it is already in `d`). None means
+        no scaling.
     max_position_embeddings : int, optional
         The config's own length: `"dynamic"` needs it, `"longrope"` uses it
         when `factor` is absent, and it stands in for a missing
@@ -694,6 +698,9 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     theta = params.pop("rope_theta", base)
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")
+    if "partial_rotary_factor" in params:  # transformers 5 puts it in rope_parameters
+        fraction = params.pop("partial_rotary_factor")
+        checked_real("rope_scaling's partial_rotary_factor", fraction, gt=0, le=1)
     return kind, params
 
 

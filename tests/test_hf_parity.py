@@ -189,6 +189,33 @@ def test_our_d_is_hf_head_dim_times_partial_rotary_factor(method):
         assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
 
 
+@pytest.mark.parametrize("method", sorted(set(CASES) - {"default", "ntk"}))
+def test_from_rope_scaling_takes_a_configs_own_rope_parameters(method):
+    """transformers 5 keeps partial_rotary_factor in rope_parameters: taken as is."""
+    rope_type, cases = CASES[method]
+    for params, max_pos, seq_len, _ in cases(32, 1e4, 4.0, 1024):
+        config = hf_config(32, 1e4, rope_type, max_pos, head_dim=128, **params)
+        assert config.rope_parameters["partial_rotary_factor"] == 0.25
+        ours = scaling.from_rope_scaling(
+            32,
+            1e4,
+            dict(config.rope_parameters),
+            max_position_embeddings=max_pos,
+            seq_len=seq_len,
+        )
+        assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
+
+
+@pytest.mark.parametrize("fraction", [0, -0.5, 1.5, float("nan"), "1/4"])
+def test_from_rope_scaling_refuses_a_bad_partial_rotary_factor(fraction):
+    with pytest.raises((TypeError, ValueError), match="partial_rotary_factor"):
+        scaling.from_rope_scaling(
+            32,
+            1e4,
+            {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": fraction},
+        )
+
+
 YARN_4K = {"factor": 4.0, "original_max_position_embeddings": 4096}
 LONGROPE_1K = {"short_factor": [1.0] * 32, "long_factor": [4.0] * 32}
 LONGROPE_1K["original_max_position_embeddings"] = 1024
