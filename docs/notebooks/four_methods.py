@@ -46,9 +46,11 @@ print("token embeddings x:", tuple(x.shape))
 # ## 1. Sinusoidal: a fixed vector added to each token
 #
 # The module adds row $pos$ of the table to the token at position $pos$. Nothing is
-# trained. The property the 2017 paper chose it for: the dot product of two
-# encodings depends only on their offset $k$,
-# $PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$, wherever $p$ is.
+# trained. The 2017 paper chose it because $PE(p+k)$ is a linear function of
+# $PE(p)$ for any fixed offset $k$ (a rotation of each pair). It follows that the
+# dot product of two encodings depends only on their offset,
+# $PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$, wherever $p$ is, which the cell
+# below checks.
 
 # %%
 sin_pe = sinusoidal.SinusoidalPositionalEncoding(d_model)
