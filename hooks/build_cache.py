@@ -4,8 +4,9 @@ A figure, an example's output, an executed notebook and a macro value are stored
 under ``.cache/<kind>/`` by a key made of their own source, the source of every
 ``posenc_docs`` module they import, transitively (read with ``ast``, never
 imported), the data files those modules name, and the versions of the libraries
-that shape them. ``mkdocs build`` and ``mkdocs serve`` share the cache; an edit
-changes exactly the keys of what depends on it, so nothing is ever stale.
+that shape them (this package's own installed requirements among them). ``mkdocs
+build`` and ``mkdocs serve`` share the cache; an edit changes exactly the keys of
+what depends on it, so nothing is ever stale.
 
 As a hook (listed first in ``mkdocs.yml``) it also, at the start of every build:
 forgets the package modules imported by an earlier build of this process if any
@@ -145,8 +146,17 @@ def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]
 
 @lru_cache(maxsize=64)
 def versions(libraries: tuple[str, ...]) -> tuple[str, ...]:
-    """``name==version`` of each library (read from metadata, nothing imported)."""
-    return (*(f"{lib}=={metadata.version(lib)}" for lib in libraries), sys.version)
+    """``name==version`` of each library, and this package's installed version and
+    requirements (the install page prints them), read from metadata, not imported."""
+    own = (
+        f"{PACKAGE}=={metadata.version(PACKAGE)}",
+        *(metadata.requires(PACKAGE) or ()),
+    )
+    return (
+        *own,
+        *(f"{lib}=={metadata.version(lib)}" for lib in libraries),
+        sys.version,
+    )
 
 
 @lru_cache(maxsize=4096)

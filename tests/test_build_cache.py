@@ -264,15 +264,22 @@ def test_a_data_file_a_module_names_is_a_dependency(tree):
     )
 
 
-def test_library_versions_are_part_of_every_key(monkeypatch):
-    source = "import posenc_docs.alibi\n"
+@pytest.mark.parametrize(
+    "attribute, name, other",
+    [
+        ("version", "torch", "0.0-other"),  # a library that shapes every number
+        ("requires", "posenc_docs", ["torch>=9.9"]),  # the install page prints them
+    ],
+)
+def test_library_versions_and_our_requirements_are_part_of_every_key(
+    monkeypatch, attribute, name, other
+):
+    source = "import posenc_docs.pages.install\n"
     before = build_cache.artifact_key(source, ROOT)
-    real = build_cache.metadata.version
+    real = getattr(build_cache.metadata, attribute)
     build_cache.versions.cache_clear()
     monkeypatch.setattr(
-        build_cache.metadata,
-        "version",
-        lambda name: "0.0-other" if name == "torch" else real(name),
+        build_cache.metadata, attribute, lambda n: other if n == name else real(n)
     )
     try:
         assert build_cache.artifact_key(source, ROOT) != before
