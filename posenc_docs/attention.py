@@ -115,9 +115,9 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
     if bias is not None:
         _checks.checked_tensor("bias", bias, min_ndim=0)
         _checks.checked_same_device("bias", bias, q.device)
-        if bias.dtype != q.dtype:  # e.g. alibi_bias_torch(..., dtype=q.dtype)
-            raise TypeError(f"bias must have q's dtype {q.dtype}, got {bias.dtype}")
     _check_shapes(q, k, v, bias, causal)
+    if bias is not None and bias.dtype != q.dtype:  # alibi_bias_torch(dtype=...)
+        raise TypeError(f"bias must have q's dtype {q.dtype}, got {bias.dtype}")
 
 
 def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):

@@ -219,7 +219,10 @@ SWEEP = [
                 ("float32", K_T.float(), TypeError),
             ],
             "v": torch_data((5, 4), bad_shape=(4,)),
-            "bias": torch_data((3, 5), bad_shape=(4, 4), floating=False),
+            "bias": [
+                *torch_data((3, 5), bad_shape=(4, 4), floating=False),
+                ("float32", torch.zeros(3, 5), TypeError),
+            ],
             "causal": BOOL,
             "return_weights": BOOL,
         },
