@@ -57,12 +57,16 @@ def test_kv_cache_share_counts_keys_layer_by_layer():
     table = part3_windows.cache_table()
     assert "| Gemma 3 | 22 : 4 | 58% | 26% | 18% |" in table
     assert "| Gemma 2 | 13 : 13 | 75% | 56% | 52% |" in table
+    four_b = (29 * 1024 + 5 * 8192) / (34 * 8192)  # 29 local of 34 at W = 1,024
+    assert f"| Gemma 3 4B | 29 : 5 | {100 * four_b:.0f}% |" in table
 
 
 def test_local_turn_census_is_the_wavelength_count():
     census = part3_windows.local_turns(part3_windows.GEMMA3)
     wavelengths = 2 * math.pi * 10_000.0 ** (np.arange(0, 256, 2) / 256)
     assert census.full_turn == int((wavelengths < 4096).sum()) == 91
+    four_b = part3_windows.local_turns(part3_windows.GEMMA3_4B)
+    assert four_b.full_turn == int((wavelengths < 1024).sum())
 
 
 def unseen_by_brute_force(offset, d, base, trained):

@@ -2,8 +2,11 @@
 
 Gemma values are Hugging Face's defaults (transformers 5.24: ``Gemma2Config`` and
 ``Gemma3TextConfig`` with no arguments); ``tests/test_part3_windows.py`` reads them
-from the installed transformers. Published Gemma checkpoints may set other windows
-and depths; their ``config.json`` files were not read for this page. Mistral 7B
+from the installed transformers. Published checkpoints set their own: the one
+given here, Gemma 3 4B, is from copies of the text config of
+``google/gemma-3-4b-it`` (``num_hidden_layers`` 34, ``head_dim`` 256,
+``sliding_window`` 1024, ``rope_theta`` 1e6, ``rope_local_base_freq`` 1e4,
+``sliding_window_pattern`` 6); the hub file itself was not read here. Mistral 7B
 v0.1's window is in ``posenc_docs.pages.models``; its depth is from the paper.
 """
 
@@ -18,7 +21,7 @@ MISTRAL_LAYERS = 32  # Jiang et al. 2023, "Mistral 7B", Table 1 (n_layers)
 
 @dataclass(frozen=True)
 class LocalGlobal:
-    """One Gemma-style stack with Hugging Face's default values."""
+    """One Gemma-style stack: Hugging Face's defaults or a published config."""
 
     name: str
     num_layers: int
@@ -31,6 +34,7 @@ class LocalGlobal:
 
 GEMMA2 = LocalGlobal("Gemma 2", 26, 2, 4096, 256, 10_000.0, 10_000.0)
 GEMMA3 = LocalGlobal("Gemma 3", 26, 6, 4096, 256, 10_000.0, 1_000_000.0)
+GEMMA3_4B = LocalGlobal("Gemma 3 4B", 34, 6, 1024, 256, 10_000.0, 1_000_000.0)
 
 
 def window_reach(num_layers: int, window: int) -> int:
@@ -38,7 +42,8 @@ def window_reach(num_layers: int, window: int) -> int:
 
     Each layer moves information at most ``window - 1`` positions back (a query
     sees itself and the ``window - 1`` keys before it), so k layers reach
-    ``k (window - 1)``; Mistral's paper rounds this to k x window.
+    ``k (window - 1)``. Mistral's paper says k x window: its window is the
+    ``window`` keys before the query, plus the query.
     """
     return num_layers * (window - 1)
 
@@ -61,7 +66,9 @@ def layer_counts(stack: LocalGlobal) -> dict:
             "global": types.count("full_attention")}  # fmt: skip
 
 
-def cache_table(stacks=(GEMMA2, GEMMA3), lengths=(8192, 32768, 131072)) -> str:
+def cache_table(
+    stacks=(GEMMA2, GEMMA3, GEMMA3_4B), lengths=(8192, 32768, 131072)
+) -> str:
     """Markdown: local/global counts and KV-cache share at several lengths."""
     header = ["stack", "local : global"] + [count(n) for n in lengths]
     rows = []
