@@ -179,9 +179,10 @@ def paper_bound_ratio(base: float = 10000.0) -> float:
     return 2 * pi_bound_constant(base)
 
 
-def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
+def bound_ratio(s, d: int, base: float = 10000.0):
     # --8<-- [end:pi_bounds-body2]
-    r"""Extrapolation bound / interpolation bound at relative offset ``s``.
+    r"""Extrapolation bound / interpolation bound at relative offset(s) ``s``
+    (a number or an array of any shape, as `rope.relative_upper_bound`).
 
     Notes
     -----
@@ -193,7 +194,7 @@ def bound_ratio(s: float, d: int, base: float = 10000.0) -> float:
     $64 \ln(b) B(s) / d = 32 \ln(b)\, u(s)$; PI's "600x" is its value if $B(s) = d$.
     """
     # --8<-- [start:pi_bounds-body3]
-    return float(rope.relative_upper_bound(s, d, base)) * pi_bound_constant(base)
+    return rope.relative_upper_bound(s, d, base) * pi_bound_constant(base)
 
 
 # --8<-- [end:pi_bounds-body3]
@@ -203,8 +204,7 @@ def offsets_below_claim(top: int, d: int = 128, base: float = 10000.0) -> np.nda
     """The offsets s = 1 .. ``top`` where the bound ratio is below PI's "600x"
     (where $B(s) < d$), ascending."""
     offsets = np.arange(1, top + 1)
-    ratios = np.array([bound_ratio(s, d, base) for s in offsets])
-    return offsets[ratios < paper_bound_ratio(base)]
+    return offsets[bound_ratio(offsets, d, base) < paper_bound_ratio(base)]
 
 
 # --8<-- [start:costs]
