@@ -53,9 +53,9 @@ def t5_relative_position_bucket(
     num_buckets : int, default 32
         Buckets in total (even and >= 4 when bidirectional, >= 2 otherwise).
     max_distance : int, default 128
-        Where the log spacing would reach the last bucket of a side; that bucket
-        is entered earlier (at distance 91 for the defaults, bidirectional),
-        because the bucket index is capped before `max_distance` is reached.
+        Distances from here on share the last bucket of their side (the log
+        formula would put them past it). The log spacing reaches that bucket
+        earlier: at distance 91 for the defaults, bidirectional.
 
     Returns
     -------
@@ -99,8 +99,8 @@ def t5_relative_position_bucket_torch(
     -----
     Same formula; the logarithms are taken in float64 like the reference.
     (Hugging Face's `T5Attention._relative_position_bucket` takes them in
-    float32, so at a few distances whose bucket lies just below a whole
-    number it can be one bucket higher.)
+    float32, so at a few distances whose bucket lies at or next to a whole
+    number it can be one bucket higher or lower.)
     """
     # --8<-- [start:t5_relative_position_bucket_torch-body]
     rel = checked_tensor(

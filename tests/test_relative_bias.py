@@ -77,6 +77,24 @@ def test_hugging_face_float32_log_rounds_one_bucket_up_at_a_near_integer():
     assert hf_bucket(np.array([119]), True, 116, 282)[0] == 58 + 47
 
 
+def test_hugging_face_float32_log_rounds_one_bucket_down_at_an_integer():
+    # 24 + ln(54/24)/ln(81/24)*24 = 24 + 24 ln(1.5^2)/ln(1.5^3) = 40 exactly; HF's
+    # float32 log lands just below 40 and floors to 39.
+    ours = t5_relative_position_bucket(np.array([54]), num_buckets=96, max_distance=81)
+    assert ours[0] == 48 + 40 == scalar_bucket(54, True, 96, 81)
+    assert hf_bucket(np.array([54]), True, 96, 81)[0] == 48 + 39
+
+
+def test_a_key_one_ahead_skips_the_first_bucket_of_the_upper_half():
+    """Distance 0 counts as the past: bucket n/2 is never used (Hugging Face too)."""
+    grid = np.arange(-3000, 3001)
+    for n in (8, 32, 64):
+        unused = set(range(n)) - set(hf_bucket(grid, True, n, 128).tolist())
+        assert unused == {n // 2}
+        ours = t5_relative_position_bucket(grid, num_buckets=n, max_distance=128)
+        assert set(range(n)) - set(ours.tolist()) == {n // 2}
+
+
 def test_t5_default_boundaries():
     """T5 (32 buckets, 128): exact below 8, log bins, 15 from 128 on; +16 ahead."""
     b = t5_relative_position_bucket(np.array([0, -7, -8, -11, -12, -127, -128, -9999]))

@@ -58,7 +58,8 @@ FIGURES = [
             "160 tokens, a staircase. Encoder: distances 0 to 7 into the past get "
             "buckets 0 to 7, longer ones share ever wider buckets, and bucket 15 "
             "holds every distance from 91 on; keys ahead of the query use buckets "
-            "16 to 31 the same way. Decoder: every key ahead is bucket 0, and the "
+            "17 to 31 the same way (distance 0 counts as the past, so bucket 16 is "
+            "never used). Decoder: every key ahead is bucket 0, and the "
             "past uses all 32 buckets, exact up to 15 tokens, with bucket 31 from "
             "113 on. Dashed lines mark max_distance, plus and minus 128."
         ),
