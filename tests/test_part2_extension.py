@@ -353,3 +353,23 @@ def test_static_ntk_leaves_most_slow_pairs_of_llama2_past_their_trained_arc():
     page = part2_extension.ntk_overshoot(models.get("Llama-2-7B"), s)
     assert (page.length, page.pairs_past) == (s * L0, past)
     assert page.worst == pytest.approx(max(ratios), rel=1e-12)
+
+
+@given(
+    st.sampled_from([16, 64, 128]),
+    st.floats(1.0, 32.0),
+    st.integers(64, 8192),
+    st.floats(1.0, 64.0),
+)
+def test_dynamic_slow_down_is_s_l_over_l0_minus_s_minus_one(d, factor, original, grow):
+    """HF's dynamic base (b' = b (sL/L0 - (s-1))^(d/(d-2))) slows the slowest pair
+    by sL/L0 - (s-1): at L = s L0 that is s^2 - s + 1 (07 and the lab page)."""
+    length = int(original * grow)
+    got = part2_extension.dynamic_slow_down(d, 10000.0, factor, original, length)
+    want = max(factor * length / original - (factor - 1), 1.0)  # no change below L0
+    assert got == pytest.approx(want, rel=1e-9)
+
+
+def test_pair_zero_of_llama2_turns_just_under_652_times():
+    turns = part2_extension.turns_within(4096, 128, 10000.0)
+    assert turns == pytest.approx(4096 / (2 * math.pi)) and int(turns) == 651

@@ -257,7 +257,7 @@ def rotary_pairs(model: ModelConfig) -> int:
 
 
 def turns_within(length: float, d: int, base: float = 10000.0, pair: int = 0):
-    """How many full turns pair ``pair`` makes in ``length`` positions."""
+    """How many turns pair ``pair`` makes in ``length`` positions (a fraction)."""
     return length / scaling.wavelengths(rope.inv_freq(d, base))[pair]
 
 
@@ -267,6 +267,15 @@ def base_change_factor(d: int, base: float, new_base: float) -> float:
         rope.inv_freq(d, new_base), rope.inv_freq(d, base)
     )
     return float(slow_down[-1])
+
+
+def dynamic_slow_down(d, base, factor, original_len, length) -> float:
+    """How much dynamic NTK (factor ``factor``) slows the slowest pair at ``length``
+    tokens, from the base transformers' ``"dynamic"`` picks there."""
+    new_base = scaling.dynamic_ntk_base(
+        d, base, factor=factor, max_position_embeddings=original_len, seq_len=length
+    )
+    return base_change_factor(d, base, new_base)
 
 
 def yarn_logit_factor(factor: float) -> float:
