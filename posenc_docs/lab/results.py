@@ -146,6 +146,23 @@ def source(results=None) -> dict:
     return (results or load_results())["perplexity"]["source"]
 
 
+def dynamic_slow_down(multiple: int, results=None) -> float:
+    """How much the lab's dynamic NTK slows the slowest pair at ``multiple`` x L.
+
+    The lab gives it factor s = ``multiple`` and runs it at s L, with TinyGPT's
+    head width and base (the package default, as in `TinyGPT`). Imports torch
+    (through `posenc_docs.scaling`), so only when called.
+    """
+    from posenc_docs import rope, scaling
+
+    s = settings(results=results)
+    d, length = s["d_model"] // s["n_head"], s["train_len"]
+    scaled = scaling.dynamic_ntk(
+        d, factor=multiple, max_position_embeddings=length, seq_len=multiple * length
+    )[0]
+    return float(scaling.scale_per_pair(scaled, rope.inv_freq(d))[-1])
+
+
 def relative_speed(name: str, results=None) -> float:
     """Mean training tokens per CPU-second of ``name`` over the sinusoidal model's.
 

@@ -305,9 +305,10 @@ def dynamic_ntk_cache_gap(d=64, original_len=256, total=1024, factor=4.0, seed=0
 
     Notes
     -----
-    Dynamic NTK recomputes the base from the current length L. A cache that stores
-    *rotated* keys keeps key j at the base of length j+1, while the query (and an
-    uncached recomputation) uses the base of length ``total``.
+    Dynamic NTK recomputes the base from the current length L. With every key
+    generated one token at a time (the worst case), a cache that stores *rotated*
+    keys keeps key j at the base of length j+1, while the query (and an uncached
+    recomputation) uses the base of length ``total``.
     """
     # --8<-- [start:dynamic_ntk_cache_gap-body]
     rng = np.random.default_rng(seed)
