@@ -50,7 +50,10 @@ def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
     value = _scalar(value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    as_float = float(value)
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int past float's range, e.g. 10**400
+        as_float = math.inf
     if not math.isfinite(as_float):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if gt is not None and not as_float > gt:
@@ -71,7 +74,9 @@ def checked_bool(name: str, value) -> bool:
 
 def checked_choice(name: str, value, choices):
     """`value` if it is one of `choices` (compared by equality, strings only)."""
-    if not isinstance(value, str) or value not in choices:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    if value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
     return value
 
@@ -96,9 +101,14 @@ def checked_device(name: str, device):
 
 
 def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """`x` if it is a torch tensor of at least `min_ndim` dims (shape, dtype)."""
+    """`x` if it is a torch tensor of at least `min_ndim` dims (shape, dtype).
+
+    As in `checked_array`, booleans and complex numbers are not numbers.
+    """
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dtype == torch.bool or x.is_complex():
+        raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
     return _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
 
 

@@ -25,6 +25,7 @@ import torch
 from posenc_docs import rope
 from posenc_docs._checks import (
     checked_array,
+    checked_bool,
     checked_even,
     checked_int,
     checked_real,
@@ -68,7 +69,7 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
         checked_int(f"mrope_section[{k}]", n, 0) for k, n in enumerate(mrope_section)
     ]
     n_pairs = checked_int("sum(mrope_section)", sum(sizes))
-    if not interleaved:
+    if not checked_bool("interleaved", interleaved):
         return np.repeat(np.arange(len(sizes)) % 3, sizes)  # (d/2,)
     axes = np.zeros(n_pairs, dtype=np.int64)  # (d/2,) time by default
     if len(sizes) == 3:

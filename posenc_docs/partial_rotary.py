@@ -11,7 +11,8 @@ own: its pair frequencies are $b^{-2i/r}$ with r = `rotary_dim`, computed from
 - `"interleaved"` (GPT-J): pair i is `(x[2i], x[2i+1])` for i < r/2.
 
 `rotary_dim = 0` is accepted and returns the input unchanged (nothing rotated,
-as in Hugging Face when `rotary_pct` rounds to 0).
+as in Hugging Face when `rotary_pct` rounds to 0), broadcast with the positions'
+leading dims as for any other `rotary_dim`.
 """
 
 import numpy as np
@@ -73,8 +74,9 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     # --8<-- [start:apply_partial_rope-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)
     r = _checked_config(rotary_dim, x.shape[-1], base, layout)
-    if r == 0:
-        return x  # nothing rotated: no position at all
+    if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
+        lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]
+        return np.broadcast_to(x, (*lead, x.shape[-1])).copy()
     rotated = rope.apply_rope(x[..., :r], positions, base=base, layout=layout)
     passed = np.broadcast_to(x[..., r:], (*rotated.shape[:-1], x.shape[-1] - r))
     return np.concatenate([rotated, passed], axis=-1)  # (..., T, d)
@@ -97,8 +99,9 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
     r = _checked_config(rotary_dim, x.shape[-1], base, layout)
-    if r == 0:
-        return x
+    if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
+        dummy = x.new_zeros((*x.shape[:-1], 2))
+        return x.expand(*rope.apply_rope_torch(dummy, positions).shape[:-1], -1)
     rotated = rope.apply_rope_torch(x[..., :r], positions, base=base, layout=layout)
     passed = x[..., r:].expand(*rotated.shape[:-1], x.shape[-1] - r)
     return torch.cat([rotated, passed], dim=-1)  # (..., T, d)

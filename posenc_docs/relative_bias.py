@@ -25,12 +25,13 @@ from posenc_docs._checks import (
 )
 
 
-def _bucket_layout(bidirectional, num_buckets, max_distance):
-    """(buckets per direction, exact buckets, max_distance), checked."""
+def _bucket_layout(bidirectional, num_buckets, max_distance, name="num_buckets"):
+    """(buckets per direction, exact buckets, max_distance), checked; the bucket
+    count is called `name` in errors."""
     if checked_bool("bidirectional", bidirectional):
-        per_side = checked_even("num_buckets", num_buckets, minimum=4) // 2
+        per_side = checked_even(name, num_buckets, minimum=4) // 2
     else:
-        per_side = checked_int("num_buckets", num_buckets, minimum=2)
+        per_side = checked_int(name, num_buckets, minimum=2)
     max_exact = per_side // 2
     max_distance = checked_int("max_distance", max_distance, minimum=max_exact + 1)
     return per_side, max_exact, max_distance
@@ -73,7 +74,7 @@ def t5_relative_position_bucket(
     rel = checked_array(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
-    rel = checked_integer_dtype("relative_position", rel)
+    rel = checked_integer_dtype("relative_position", rel).astype(np.int64)  # no wrap
     n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
     if bidirectional:
         side, distance = np.where(rel > 0, n, 0), np.abs(rel)
@@ -121,12 +122,14 @@ def t5_relative_position_bucket_torch(
 # --8<-- [end:t5_relative_position_bucket_torch-body]
 
 
-def _checked_bias_args(table, q_len, k_len) -> tuple[int, int]:
-    """Check the table's shape and the lengths; return the lengths as ints."""
+def _checked_bias_args(table, q_len, k_len, bidirectional, max_distance):
+    """Check the table's shape, its bucket count and the lengths; return the
+    lengths as ints."""
     if table.ndim != 2:
         raise ValueError(
             f"table must have shape (num_buckets, n_heads), got {tuple(table.shape)}"
         )
+    _bucket_layout(bidirectional, table.shape[0], max_distance, name="table.shape[0]")
     q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
     if q_len > k_len:
         raise ValueError(
@@ -166,7 +169,7 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     """
     # --8<-- [start:t5_bias-body]
     table = checked_array("table", table)
-    q_len, k_len = _checked_bias_args(table, q_len, k_len)
+    q_len, k_len = _checked_bias_args(table, q_len, k_len, bidirectional, max_distance)
     query_pos = np.arange(k_len - q_len, k_len)  # (q,)
     relative = np.arange(k_len)[None, :] - query_pos[:, None]  # (q, k)
     bucket = t5_relative_position_bucket(
@@ -191,7 +194,7 @@ def t5_bias_torch(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     differentiable in `table`.
     """
     table = checked_tensor("table", table)
-    q_len, k_len = _checked_bias_args(table, q_len, k_len)
+    q_len, k_len = _checked_bias_args(table, q_len, k_len, bidirectional, max_distance)
     keys = torch.arange(k_len, device=table.device)
     relative = keys[None, :] - keys[k_len - q_len :, None]  # (q, k)
     bucket = t5_relative_position_bucket_torch(

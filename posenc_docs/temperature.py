@@ -196,7 +196,10 @@ def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
     # --8<-- [start:nope_layers-body]
     num_layers = checked_int("num_layers", num_layers)
     interval = checked_int("no_rope_layer_interval", no_rope_layer_interval)
-    if not no_rope_layers:  # HF: `if self.no_rope_layers` else the default
+    listed = not isinstance(no_rope_layers, str) and hasattr(no_rope_layers, "__len__")
+    if not (listed or no_rope_layers is None):
+        raise TypeError(f"no_rope_layers must list 0/1 flags, got {no_rope_layers!r}")
+    if no_rope_layers is None or len(no_rope_layers) == 0:  # HF: `if no_rope_layers`
         no_rope_layers = [int((i + 1) % interval != 0) for i in range(num_layers)]
     flags = [
         checked_int(f"no_rope_layers[{k}]", f, 0) for k, f in enumerate(no_rope_layers)

@@ -16,7 +16,7 @@
 import numpy as np
 import torch
 
-from posenc_docs._checks import checked_int
+from posenc_docs._checks import checked_device, checked_int
 
 # --8<-- [end:setup]
 
@@ -94,6 +94,7 @@ def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=Non
     $i - \text{window} < j \le i$.
     """
     q_len, k_len, window = _check_mask_args(q_len, k_len, window)
+    device = checked_device("device", device)
     i = torch.arange(k_len - q_len, k_len, device=device)[:, None]  # (q, 1)
     j = torch.arange(k_len, device=device)[None, :]  # (1, k)
     return (j <= i) & (j > i - window)  # (q, k)

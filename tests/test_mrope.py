@@ -257,6 +257,8 @@ def test_gradcheck():
         ({"mrope_section": [2.0, 2, 2]}, TypeError, r"mrope_section\[0\]"),
         ({"mrope_section": 6}, TypeError, "mrope_section"),
         ({"mrope_section": [2, 4, 0], "interleaved": True}, ValueError, "interleave"),
+        ({"mrope_section": [2, 2, 2], "interleaved": "no"}, TypeError, "interleaved"),
+        ({"mrope_section": [2, 2, 2], "interleaved": 0}, TypeError, "interleaved"),
         ({"mrope_section": [2, 2, 2], "base": 1.0}, ValueError, "base"),
         ({"mrope_section": [2, 2, 2], "base": "1e4"}, TypeError, "base"),
     ],

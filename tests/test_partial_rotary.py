@@ -49,6 +49,20 @@ def test_rotary_dim_zero_is_the_identity(layout, seed):
     np.testing.assert_array_equal(out, x)
 
 
+def test_rotary_dim_zero_broadcasts_and_checks_positions_like_any_other():
+    x, positions = np.ones((5, 10)), np.zeros((4, 5), dtype=int)  # 4 rows of positions
+    for r in (0, 2):
+        assert apply_partial_rope(x, positions, rotary_dim=r).shape == (4, 5, 10)
+        twin = apply_partial_rope_torch(
+            torch.ones(5, 10), torch.zeros(4, 5, dtype=torch.int64), rotary_dim=r
+        )
+        assert twin.shape == (4, 5, 10)
+    with pytest.raises(TypeError, match="positions"):
+        apply_partial_rope(x, "abc", rotary_dim=0)
+    with pytest.raises(ValueError, match="positions"):
+        apply_partial_rope_torch(torch.ones(5, 10), torch.arange(3), rotary_dim=0)
+
+
 @FAST
 @given(
     r=st.sampled_from([2, 8, 16, 30]),

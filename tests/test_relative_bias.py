@@ -198,7 +198,7 @@ def test_bad_config_is_rejected(kwargs, error, match):
 def test_bad_positions_and_tables_are_rejected():
     with pytest.raises(TypeError, match="integer dtype"):
         t5_relative_position_bucket(np.arange(3.0))
-    with pytest.raises(TypeError, match="integer dtype"):
+    with pytest.raises(TypeError, match="real numbers, got dtype torch.bool"):
         t5_relative_position_bucket_torch(torch.tensor([True, False]))
     with pytest.raises(TypeError, match="torch.Tensor"):
         t5_relative_position_bucket(torch.arange(3))
@@ -210,3 +210,20 @@ def test_bad_positions_and_tables_are_rejected():
         t5_bias_torch(torch.zeros(32, 2), 0, 4)
     with pytest.raises(ValueError, match="q_len must be <= k_len"):
         t5_bias(np.zeros((32, 2)), 5, 4)
+    for bias in (t5_bias, t5_bias_torch):  # the count comes from the table
+        table = np.zeros((31, 2)) if bias is t5_bias else torch.zeros(31, 2)
+        with pytest.raises(ValueError, match=r"table\.shape\[0\] must be an even"):
+            bias(table, 3, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint32])
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_narrow_and_unsigned_integers_bucket_as_int64(dtype, bidirectional):
+    """-uint8 wraps and abs(int8(-128)) stays negative unless widened first."""
+    info = np.iinfo(dtype)
+    rel = np.arange(max(info.min, -300), min(info.max, 300) + 1)
+    kwargs = {"bidirectional": bidirectional}
+    want = t5_relative_position_bucket(rel.astype(np.int64), **kwargs)
+    got = t5_relative_position_bucket(rel.astype(dtype), **kwargs)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.int64

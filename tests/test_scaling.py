@@ -600,7 +600,6 @@ def test_rope_types_table_names_transformers_rope_types():
             ["'low_freq_factor'", "'linear'"],
         ),
         ({"rope_type": "linear"}, ["is missing", "'factor'"]),
-        ({"rope_type": ["linear"]}, ["rope_type must be one of"]),
         ({"rope_type": "dynamic", "factor": 2.0}, ["max_position_embeddings must"]),
         ({"rope_type": "yarn", "type": "linear", "factor": 2.0}, ["type differ"]),
         ({"rope_type": "default", "rope_theta": 5e5}, ["rope_theta", "is not base"]),
@@ -620,3 +619,5 @@ def test_from_rope_scaling_rejects_bad_dicts_naming_the_key(rope_scaling, words)
 def test_from_rope_scaling_needs_a_dict():
     with pytest.raises(TypeError, match="rope_scaling"):
         scaling.from_rope_scaling(64, 1e4, [("rope_type", "linear")])
+    with pytest.raises(TypeError, match="rope_type must be one of"):  # wrong kind
+        scaling.from_rope_scaling(64, 1e4, {"rope_type": ["linear"]})

@@ -198,8 +198,19 @@ def test_nope_layers_default_is_every_fourth():
         (lambda: nope_layers(4, no_rope_layers=[1, 2, 1, 1]), ValueError, "0/1"),
         (lambda: nope_layers(4, no_rope_layers=[1, 1]), ValueError, "4 flags"),
         (lambda: nope_layers(4, no_rope_layer_interval=0), ValueError, "interval"),
+        (lambda: nope_layers(4, no_rope_layers=5), TypeError, "no_rope_layers"),
+        (lambda: nope_layers(4, no_rope_layers="1101"), TypeError, "no_rope_layers"),
     ],
 )
 def test_bad_arguments_are_rejected(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_nope_layers_reads_flags_from_a_list_an_array_or_a_tensor():
+    flags = [1, 1, 0, 1, 0, 0]
+    want = nope_layers(6, no_rope_layers=flags)
+    assert want == [2, 4, 5]  # the 0 flags, by hand
+    assert nope_layers(6, no_rope_layers=np.array(flags)) == want
+    assert nope_layers(6, no_rope_layers=torch.tensor(flags)) == want
+    assert nope_layers(6, no_rope_layers=np.array([], dtype=int)) == nope_layers(6)

@@ -55,6 +55,7 @@ BAD = {
         (True, T),
         (None, T),
         (1 + 2j, T),
+        (10**400, V),
         (torch.tensor([1e4]), T),
         (NAN, V),
         (INF, V),
@@ -100,6 +101,7 @@ BAD = {
         (np.array([0, 1]), T),
         (torch.tensor([0.0, 1.0]), T),
         (torch.tensor([True, False]), T),
+        (torch.tensor([1j, 2j]), T),
         (torch.tensor([0, 1, 2]), V),
     ],
     "pairs": [

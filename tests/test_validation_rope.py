@@ -40,6 +40,7 @@ REAL = [
     ("NaN", NAN, ValueError),
     ("inf", INF, ValueError),
     ("-inf", -INF, ValueError),
+    ("int past float", 10**400, ValueError),
 ]
 POSITIVE = [*REAL, ("negative", -2.0, ValueError), ("zero", 0.0, ValueError)]
 BASE = [
@@ -48,8 +49,8 @@ BASE = [
     ("0-d tensor 0.5", torch.tensor(0.5), ValueError),
 ]
 LAYOUT = [
-    ("int", 1, ValueError),
-    ("list", ["half"], ValueError),
+    ("int", 1, TypeError),
+    ("list", ["half"], TypeError),
     ("str", "neox", ValueError),
 ]
 BOOL = [("int", 1, TypeError), ("str", "yes", TypeError), ("None", None, TypeError)]
@@ -73,6 +74,8 @@ def torch_data(shape_ok, *, bad_shape, floating=True, device=True):
         ("list", np.zeros(shape_ok).tolist(), TypeError),
         ("str", "abc", TypeError),
         ("wrong shape", torch.zeros(bad_shape), ValueError),
+        ("bool dtype", torch.zeros(shape_ok, dtype=torch.bool), TypeError),
+        ("complex dtype", torch.zeros(shape_ok, dtype=torch.complex64), TypeError),
     ]
     if floating:
         cases.append(("int dtype", torch.zeros(shape_ok, dtype=torch.int64), TypeError))

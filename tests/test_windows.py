@@ -137,6 +137,8 @@ def test_sink_positions_stay_inside_the_cache(n_sink, window, step):
         (lambda: sliding_window_mask(2, 3, 0), ValueError, "window"),
         (lambda: sliding_window_mask(2, 3, 2.0), TypeError, "window"),
         (lambda: sliding_window_mask_torch(0, 3, 2), ValueError, "q_len"),
+        (lambda: sliding_window_mask_torch(2, 3, 2, device="x"), ValueError, "device"),
+        (lambda: sliding_window_mask_torch(2, 3, 2, device=3), TypeError, "device"),
         (lambda: layer_types(0, 6), ValueError, "num_layers"),
         (lambda: layer_types(4, True), TypeError, "pattern"),
         (lambda: rolling_cache_positions(4, -1), ValueError, "step"),
