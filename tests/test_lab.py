@@ -398,3 +398,13 @@ def test_dynamic_slow_down_of_the_lab_is_s_squared_minus_s_plus_one():
     s L / L - (s - 1) (HF's formula), far more than static NTK's s."""
     for s in FULL["perplexity"].eval_multiples:
         assert lab.dynamic_slow_down(s) == pytest.approx(s * s - s + 1, rel=1e-9)
+
+
+def test_committed_results_support_the_figures_alt_texts():
+    """lab-rope-scalings and lab-passkey-schemes describe the data, not only axes."""
+    at_16 = {n: lab.perplexity(n, 16) for n in ("rope", *FULL["perplexity"].zero_shot)}
+    assert max(at_16, key=at_16.get) == "pi"  # "interpolation highest at 16 L"
+    assert below("dynamic", "yarn", 16) and below("yarn", "llama3", 16)
+    assert below("llama3", "ntk", 16) and below("ntk", "rope", 16)  # "climbs later"
+    rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
+    assert rope[1] < rope[0] and max(rope[3:]) <= 0.05  # "almost nothing from 8 L"

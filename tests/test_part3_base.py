@@ -117,3 +117,23 @@ def test_qwen25_raised_its_base_only_for_the_last_pretraining_stage():
     assert quoted.get("qwen25_initial_context").value == 4096
     assert (qwen.rope_theta, qwen.max_position_embeddings) == (1_000_000, 32_768)
     assert "2412.15115, section 3.3" in quoted.cite("qwen25_initial_rope_theta")
+
+
+def test_cosine_sum_figure_keeps_every_dip_and_its_alt_names_the_first_ones():
+    """The figure draws each bin's lowest B_m over every distance, and its alt text
+    names where each base first goes below zero (brute force, outer product)."""
+    from posenc_docs.figures import BY_SLUG
+    from posenc_docs.figures.part3_base import lowest_per_bin
+
+    m = np.arange(1, 32769)
+    first = {}
+    for base in (1e4, 5e5, 1e6, 5e6):
+        sums = np.cos(np.outer(m, base ** (-np.arange(0, 128, 2) / 128))).sum(axis=1)
+        below = np.flatnonzero(sums < 0)
+        first[base] = int(m[below[0]]) if below.size else None
+        x, low = lowest_per_bin(sums, 1500)
+        assert low.min() == sums.min() and x[0] == 1 and np.all(np.diff(x) > 0)
+    assert first == {1e4: 1707, 5e5: 18438, 1e6: 27115, 5e6: None}
+    alt = BY_SLUG["part3_base-cosine-sums"].alt
+    for distance in first.values():
+        assert distance is None or f"{distance:,}" in alt

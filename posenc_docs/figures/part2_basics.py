@@ -181,8 +181,9 @@ FIGURES = [
             "Two panels of the RoPE relative upper bound for d = 128. Left: from 32.5 "
             "at distance 0 it falls fast, with wiggles, to about 6.5 by distance 256. "
             "Right, on a log axis to 65,536, shown as a band per bin: past a few "
-            "hundred the bound stops falling and swings between roughly 1 and 14 "
-            "rather than reaching zero."
+            "hundred the bin means keep falling slowly and level off after a few "
+            "thousand, while the band widens to between roughly 1 and 14 rather "
+            "than reaching zero."
         ),
     ),
     FigureSpec(
@@ -196,7 +197,8 @@ FIGURES = [
             "keys) and the diagonal is white (no penalty). On a shared log color "
             "scale head 1, slope 1/2, "
             "turns dark purple within a few steps below the diagonal, while head 8, "
-            "slope 1/256, stays pale yellow everywhere."
+            "slope 1/256, is yellow next to the diagonal and only mid-green in the "
+            "far corner."
         ),
     ),
 ]

@@ -36,14 +36,23 @@ def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
     return fig
 
 
+def lowest_per_bin(values: np.ndarray, n_bins: int):
+    """(first distance, lowest value) of each log-spaced bin of ``values`` (indexed
+    by distance 1, 2, ...): a curve that skips no dip, at a few points per pixel."""
+    starts = np.unique(np.geomspace(1, len(values) + 1, n_bins).astype(int)) - 1
+    starts = starts[starts < len(values)]
+    return starts + 1, np.minimum.reduceat(values, starts)
+
+
 def cosine_sums(d: int, length: int, bases: tuple, *, theme: str):
-    """B_m = sum_i cos(m theta_i) against the distance m, one curve per base."""
-    m = np.unique(np.geomspace(1, length, 4000).astype(int))
+    """B_m = sum_i cos(m theta_i) against the distance m, one curve per base: the
+    lowest B_m of each log-spaced bin of every distance, so no dip is missed."""
+    m = np.arange(1, length + 1)
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
         for k, base in enumerate(bases):
-            b_m = part3_base.cosine_sum(m, d, base)
-            ax.plot(m, b_m, color=OKABE_ITO[k], linewidth=1.4, label=f"b = {base:,.0f}")
+            x, b_m = lowest_per_bin(part3_base.cosine_sum(m, d, base), 1500)
+            ax.plot(x, b_m, color=OKABE_ITO[k], linewidth=1.4, label=f"b = {base:,.0f}")
         ax.axhline(0, color=colors["muted"], linestyle="--", linewidth=1)
         ax.set_xscale("log")
         ax.set_xlabel("distance m, tokens (log)")
@@ -79,9 +88,11 @@ FIGURES = [
         alt=(
             "The sum of cosines B_m over the 64 pairs of a 128-wide head against the "
             "distance m from 1 to 32,768 on a log axis, for bases 10,000, 500,000, "
-            "1 million and 5 million. All start near 64 and fall while oscillating; "
-            "the curve for 10,000 drops below zero within a few thousand tokens, "
-            "larger bases stay positive further out. A dashed line marks zero."
+            "1 million and 5 million; each curve is the lowest B_m in each of 1,500 "
+            "log-spaced bins, so no dip is skipped. All start near 64 and fall "
+            "while oscillating. The curve for 10,000 first drops below zero at "
+            "1,707 tokens; 500,000 and 1 million dip just below zero from 18,438 "
+            "and 27,115 tokens; 5 million stays positive. A dashed line marks zero."
         ),
     ),
 ]

@@ -63,7 +63,7 @@ FIGURES = [
         params={"d": 64, "k": 1, "n_starts": 300},
         alt=(
             "Line chart of the dot product of the encodings of positions p and p + 1 "
-            "for p from 0 to 300 at d = 64. With the paper's pair-index exponent the "
+            "for p from 0 to 299 at d = 64. With the paper's pair-index exponent the "
             "line is perfectly flat; with either dimension-index bug it wanders up and "
             "down as p changes, so the similarity no longer depends only on the offset."
         ),

@@ -123,7 +123,7 @@ function build(root) {
     h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies, against the pair\u2019s original wavelength (1 = unchanged; left of the dashed line the pair turned during training)" }),
     w.scales, w.legend, w.yarnError,
     row("NTK-aware base b\u00b7s^(d/(d\u22122)) =", w.ntkBase),
-    row("YaRN ramp from pair", w.yarnLow, " to pair", w.yarnHigh, "; attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
+    row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, " (pairs run from 0 to d/2 \u2212 1: a bound past that lies beyond the last pair); attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
     row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4 =", w.bandFast, " and divides by s those above L\u2080 =", w.bandSlow),
     h("details", { class: "pw-details" }, h("summary", { text: "Every pair as a table" }),
       h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Per-pair values" },
