@@ -8,6 +8,7 @@ ZERO_SHOT = ("pi", "ntk", "dynamic", "yarn", "llama3")  # the RoPE model, unchan
 FINE_TUNED = ("ft_rope", "ft_pi", "ft_yarn")  # the RoPE model, fine-tuned at 4 L
 EXPERIMENTS = ("perplexity", "passkey")
 # --8<-- [end:setup]
+ROPE_BASE = 10000.0  # every RoPE model of the lab (TinyGPT) rotates with this base
 
 
 # --8<-- [start:Config]

@@ -16,7 +16,7 @@ from torch import nn
 
 from posenc_docs.alibi import alibi_bias_torch
 from posenc_docs.attention import attention_torch
-from posenc_docs.lab.config import SCHEMES
+from posenc_docs.lab.config import ROPE_BASE, SCHEMES
 from posenc_docs.learned import LearnedPositionalEmbedding
 from posenc_docs.rope import apply_rope_torch
 from posenc_docs.rope import inv_freq as rope_inv_freq
@@ -100,7 +100,8 @@ class TinyGPT(nn.Module):
         }.get(scheme, nn.Identity)()
         self.blocks = nn.ModuleList(Block(d_model, n_head) for _ in range(n_layer))
         self.norm, self.head = nn.LayerNorm(d_model), nn.Linear(d_model, vocab)
-        self.rope_inv_freq = torch.from_numpy(rope_inv_freq(d_model // n_head)).float()
+        theta = rope_inv_freq(d_model // n_head, ROPE_BASE)  # (d_head / 2,)
+        self.rope_inv_freq = torch.from_numpy(theta).float()
         self.rope_attention_factor = 1.0
 
     def forward(self, tokens):

@@ -150,17 +150,15 @@ def dynamic_slow_down(multiple: int, results=None) -> float:
     """How much the lab's dynamic NTK slows the slowest pair at ``multiple`` x L.
 
     The lab gives it factor s = ``multiple`` and runs it at s L, with TinyGPT's
-    head width and base (the package default, as in `TinyGPT`). Imports torch
-    (through `posenc_docs.scaling`), so only when called.
+    head width and base. Imports torch (through `posenc_docs.scaling`), so only
+    when called.
     """
-    from posenc_docs import rope, scaling
+    from posenc_docs.lab.config import ROPE_BASE
+    from posenc_docs.pages.part2_extension import dynamic_slow_down as slow_down
 
     s = settings(results=results)
     d, length = s["d_model"] // s["n_head"], s["train_len"]
-    scaled = scaling.dynamic_ntk(
-        d, factor=multiple, max_position_embeddings=length, seq_len=multiple * length
-    )[0]
-    return float(scaling.scale_per_pair(scaled, rope.inv_freq(d))[-1])
+    return slow_down(d, ROPE_BASE, float(multiple), length, multiple * length)
 
 
 def relative_speed(name: str, results=None) -> float:

@@ -9,7 +9,7 @@ import torch
 from torch.nn.functional import cross_entropy
 
 from posenc_docs import scaling
-from posenc_docs.lab.config import Config
+from posenc_docs.lab.config import ROPE_BASE, Config
 from posenc_docs.lab.model import TinyGPT
 
 # --8<-- [end:setup]
@@ -134,9 +134,9 @@ def use_rope_scaling(model: TinyGPT, method: str, factor: float, config, seq_len
     rope_scaling = {**ROPE_TYPE[method], "factor": factor}
     if method == "rope":
         rope_scaling.pop("factor")
-    inv_freq, attention_factor = scaling.from_rope_scaling(  # TinyGPT's base: 1e4
+    inv_freq, attention_factor = scaling.from_rope_scaling(
         config.d_model // config.n_head,
-        10000.0,
+        ROPE_BASE,
         rope_scaling,
         max_position_embeddings=config.train_len,
         seq_len=seq_len,
