@@ -90,6 +90,23 @@ def test_the_guards_can_fail():
     assert not any(re.search(r"\d\.\d{3}", line) for _, line in prose_lines(ok))
 
 
+# An indented line (a list item going on) that opens with a macro and "." or ")"
+# becomes a nested ordered list where the macro renders an integer: "17. Of the".
+LIST_MARKER = re.compile(r"^\s+\{\{[^}]*\}\}[.)](\s|$)", re.M)
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_macro_can_render_as_a_list_marker(page):
+    found = [m.group(0).strip() for m in LIST_MARKER.finditer(page.read_text())]
+    assert not found, "keep the macro off the start of the line:\n" + "\n".join(found)
+
+
+def test_the_list_marker_guard_can_fail():
+    bad = "- **A** one bucket gets\n  {{ n + 1 }}. Of the rest\n"
+    ok = "- **A** one bucket gets {{ n + 1 }}.\n  Of the rest\n{{ x }}. At top level\n"
+    assert LIST_MARKER.findall(bad) and not LIST_MARKER.findall(ok)
+
+
 MACRO = re.compile(
     r"\{\{(.*?)\}\}|\{%-?\s*(?:set\s+\w+\s*=|for\s+\w+\s+in)(.*?)-?%\}", re.S
 )

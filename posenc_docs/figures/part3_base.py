@@ -88,8 +88,8 @@ FIGURES = [
         alt=(
             "The sum of cosines B_m over the 64 pairs of a 128-wide head against the "
             "distance m from 1 to 32,768 on a log axis, for bases 10,000, 500,000, "
-            "1 million and 5 million; each curve is the lowest B_m in each of 1,500 "
-            "log-spaced bins, so no dip is skipped. All start near 64 and fall "
+            "1 million and 5 million; each curve is the lowest B_m in each of several "
+            "hundred log-spaced bins, so no dip is skipped. All start near 64 and fall "
             "while oscillating. The curve for 10,000 first drops below zero at "
             "1,707 tokens; 500,000 and 1 million dip just below zero from 18,438 "
             "and 27,115 tokens; 5 million stays positive. A dashed line marks zero."
