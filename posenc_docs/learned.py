@@ -9,7 +9,12 @@ is why GPT-2 stops at 1,024 tokens and BERT at 512.
 import torch
 from torch import nn
 
-from posenc_docs._checks import checked_int, checked_real, checked_tensor
+from posenc_docs._checks import (
+    checked_int,
+    checked_integer_dtype,
+    checked_real,
+    checked_tensor,
+)
 
 
 # --8<-- [start:parameter_count]
@@ -104,9 +109,7 @@ class LearnedPositionalEmbedding(nn.Module):
         return x + rows.to(x.dtype)  # (..., T, d)
 
     def _check_positions(self, positions: torch.Tensor, batch_shape) -> None:
-        dtype = positions.dtype
-        if dtype == torch.bool or dtype.is_floating_point or dtype.is_complex:
-            raise TypeError(f"positions must be integers, got {positions.dtype}")
+        checked_integer_dtype("positions", positions)
         try:
             fits = torch.broadcast_shapes(positions.shape, batch_shape) == batch_shape
         except RuntimeError:

@@ -11,6 +11,7 @@ from posenc_docs.figures.style import (
     DIVERGING,
     OKABE_ITO,
     SEE_THROUGH,
+    log_binned,
     themed,
 )
 from posenc_docs.pages import part2_basics
@@ -71,19 +72,10 @@ def wavelength_ladder(d: int, base: float = 10000.0, *, theme: str):
     return fig
 
 
-def _log_binned(values: np.ndarray, n_bins: int):
-    """Centre, min, mean and max of ``values[1:]`` in log-spaced bins of the index."""
-    edges = np.unique(np.geomspace(1, len(values), n_bins + 1).astype(int))
-    chunks = [values[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    centre = np.sqrt(edges[:-1] * np.maximum(edges[1:] - 1, edges[:-1]))
-    stats = np.array([(c.min(), c.mean(), c.max()) for c in chunks])  # (bins, 3)
-    return centre, stats[:, 0], stats[:, 1], stats[:, 2]
-
-
 def rope_long_term_decay(d: int, base: float, near: int, far: int, *, theme: str):
     """RoFormer's relative upper bound against distance: near range and log range."""
     bound = rope.relative_upper_bound(np.arange(far + 1), d, base)  # (far + 1,)
-    centre, low, mean, high = _log_binned(bound, 90)
+    centre, low, mean, high = log_binned(bound, 90)
     with themed(theme):
         fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.8), layout="constrained")
         left.plot(np.arange(near + 1), bound[: near + 1], color=OKABE_ITO[0])

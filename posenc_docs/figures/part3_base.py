@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import OKABE_ITO, log_binned, themed
 from posenc_docs.pages import models, part2_extension, part3_base
 
 MARKERS = ("o", "s", "^", "D", "v")
@@ -36,22 +36,14 @@ def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
     return fig
 
 
-def lowest_per_bin(values: np.ndarray, n_bins: int):
-    """(first distance, lowest value) of each log-spaced bin of ``values`` (indexed
-    by distance 1, 2, ...): a curve that skips no dip, at a few points per pixel."""
-    starts = np.unique(np.geomspace(1, len(values) + 1, n_bins).astype(int)) - 1
-    starts = starts[starts < len(values)]
-    return starts + 1, np.minimum.reduceat(values, starts)
-
-
 def cosine_sums(d: int, length: int, bases: tuple, *, theme: str):
     """B_m = sum_i cos(m theta_i) against the distance m, one curve per base: the
     lowest B_m of each log-spaced bin of every distance, so no dip is missed."""
-    m = np.arange(1, length + 1)
+    m = np.arange(length + 1)  # log_binned reads distances 1 .. length
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
         for k, base in enumerate(bases):
-            x, b_m = lowest_per_bin(part3_base.cosine_sum(m, d, base), 1500)
+            x, b_m, _, _ = log_binned(part3_base.cosine_sum(m, d, base), 1500)
             ax.plot(x, b_m, color=OKABE_ITO[k], linewidth=1.4, label=f"b = {base:,.0f}")
         ax.axhline(0, color=colors["muted"], linestyle="--", linewidth=1)
         ax.set_xscale("log")

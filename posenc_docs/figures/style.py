@@ -3,6 +3,7 @@
 from contextlib import contextmanager
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -52,3 +53,13 @@ def themed(theme: str):
     }
     with plt.rc_context(rc):
         yield c
+
+
+def log_binned(values: np.ndarray, n_bins: int):
+    """Centre, min, mean and max of ``values[1:]`` in log-spaced bins of the index:
+    a long curve at a few points per pixel, its extremes kept."""
+    edges = np.unique(np.geomspace(1, len(values), n_bins + 1).astype(int))
+    chunks = [values[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    centre = np.sqrt(edges[:-1] * np.maximum(edges[1:] - 1, edges[:-1]))
+    stats = np.array([(c.min(), c.mean(), c.max()) for c in chunks])  # (bins, 3)
+    return centre, stats[:, 0], stats[:, 1], stats[:, 2]
