@@ -63,10 +63,12 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
     """HTML for figure ``number`` of a page: fetches only the variant on screen.
 
     A ``<figure>`` with a numbered caption (the alt text) whose picture is a link
-    to the full-size light SVG. The ``<picture>`` holds the light SVG in ``<img>``
-    and ``<source>``s for print (light), the dark scheme and phones; the dark
-    ones follow the OS preference and, once the reader picks a scheme, the script
-    in ``overrides/main.html``. ``hooks/build_assets.py`` adds the size.
+    to the full-size light SVG. The caption's copy of the alt text is hidden from
+    screen readers, which read it once, as the image's alt. The ``<picture>``
+    holds the light SVG in ``<img>`` and ``<source>``s for print (light), the
+    dark scheme and phones; the dark ones follow the OS preference and, once the
+    reader picks a scheme, the script in ``overrides/main.html``.
+    ``hooks/build_assets.py`` adds the size.
     """
     BY_SLUG = build_cache.FIGURE_SPECS or importlib.import_module(FIGURES).BY_SLUG
     if slug not in BY_SLUG:
@@ -90,7 +92,8 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
         f'<source srcset="{url("light", True)}" media="{PHONE_MEDIA}">'
         f'<img src="{url("light")}" alt="{alt}" loading="lazy" decoding="async">'
         f"</picture></a>"
-        f"<figcaption><strong>Figure {number}.</strong> {alt}</figcaption>"
+        f"<figcaption><strong>Figure {number}.</strong> "
+        f'<span aria-hidden="true">{alt}</span></figcaption>'  # the alt says it
         f"</figure>"
     )
 

@@ -43,11 +43,12 @@ def smallest_text(svg: bytes) -> tuple[float, float]:
 
 
 class Figures(HTMLParser):
-    """Each ``<figure class="posenc-fig">``: its zoom link, image and caption."""
+    """Each ``<figure class="posenc-fig">``: its zoom link, image and caption (and
+    the part of the caption hidden from screen readers)."""
 
     def __init__(self):
         super().__init__()
-        self.found, self._caption = [], None
+        self.found, self._caption, self._hidden = [], None, False
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -59,14 +60,20 @@ class Figures(HTMLParser):
             self.found[-1]["alt"] = attrs.get("alt")
         elif self.found and tag == "figcaption":
             self._caption = self.found[-1]
+            self._caption["hidden"] = ""
+        elif self._caption is not None and attrs.get("aria-hidden") == "true":
+            self._hidden = True
 
     def handle_endtag(self, tag):
         if tag == "figcaption":
             self._caption = None
+        elif tag == "span":
+            self._hidden = False
 
     def handle_data(self, data):
         if self._caption is not None:
             self._caption["caption"] += data
+            self._caption["hidden"] += data if self._hidden else ""
 
 
 def page_figures(site_dir: Path, page: Path) -> list[dict]:
@@ -87,6 +94,8 @@ def test_every_figure_is_numbered_captioned_and_links_to_its_svg(site_dir, html_
             caption = " ".join(figure["caption"].split())
             assert caption == f"Figure {number}. {BY_SLUG[slug].alt}", page
             assert figure["alt"] == BY_SLUG[slug].alt, page
+            # read out once, as the alt: the caption's copy is hidden from readers
+            assert " ".join(figure["hidden"].split()) == BY_SLUG[slug].alt, page
             target = (site_dir / page.parent / figure["zoom"]).resolve()
             assert target.suffix == ".svg" and target.is_file(), (page, target)
         shown += len(figures)
