@@ -41,7 +41,9 @@ def test_exact_buckets_and_where_the_last_bucket_starts():
 def test_bucket_table_has_one_row_per_bucket():
     table = part3_relative.bucket_table(bidirectional=True)
     assert table.count("\n") == 2 + 16 - 1
-    assert "| 15 | 91 and beyond |" in table
+    assert "| 15 | 91 and beyond | no limit |" in table  # not "up to 4,096"
+    counts = [row.split("|")[3].strip() for row in table.splitlines()[2:-1]]
+    assert sum(map(int, counts)) == 91  # distances 0..90, each in one bucket
 
 
 def test_costs_from_the_t5_config():

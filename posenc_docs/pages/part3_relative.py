@@ -38,13 +38,15 @@ def exact_buckets(**kwargs) -> int:
 
 
 def bucket_table(**kwargs) -> str:
-    """Markdown table of `bucket_edges`: one row per bucket."""
+    """Markdown table of `bucket_edges`: one row per bucket; the last holds every
+    distance from its first on, however far (not just up to ``reach``)."""
     rows = []
     for bucket, near, far in bucket_edges(**kwargs):
         span = f"{near:,}" if near == far else f"{near:,} – {far:,}"
+        size = f"{far - near + 1:,}"
         if far == kwargs.get("reach", 4096):
-            span = f"{near:,} and beyond"
-        rows.append((bucket, span, far - near + 1))
+            span, size = f"{near:,} and beyond", "no limit"
+        rows.append((bucket, span, size))
     return markdown_table(("bucket", "distances into the past", "how many"), rows)
 
 

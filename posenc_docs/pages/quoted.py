@@ -34,7 +34,7 @@ def _alibi_ppl(scheme: str, length: int) -> Quote:
 
 def _alibi_speed(scheme: str) -> Quote:
     value = alibi_paper.TABLE1_TRAIN_WORDS_PER_SECOND[scheme]
-    return Quote(value, _ALIBI, "appendix Table 1", f"{scheme} training words/s")
+    return Quote(value, _ALIBI, "Table 1", f"{scheme} training words/s")
 
 
 def _pi_ppl(value: float, model: str, window: int) -> Quote:
