@@ -28,10 +28,13 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
     value = _scalar(value)
     if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):
         raise TypeError(f"{name} must be {kind}, got {value!r}")
-    try:
-        as_int = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be {kind}, got {value!r}") from None
+    if isinstance(value, int):  # under torch.compile a symbolic int, kept so:
+        as_int = value  # index() would fix its value, recompiling for each offset
+    else:
+        try:
+            as_int = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name} must be {kind}, got {value!r}") from None
     if as_int < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
     return as_int

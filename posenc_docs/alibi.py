@@ -60,10 +60,10 @@ def _checked_sizes(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
     n_heads = checked_int("n_heads", n_heads)
     q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
     causal = checked_bool("causal", causal)
-    if causal and q_len > k_len:
+    if q_len > k_len:
         raise ValueError(
-            f"q_len must be <= k_len={k_len} for causal ALiBi (queries are the last "
-            f"q_len of the keys), got {q_len}"
+            f"q_len must be <= k_len={k_len} (queries are the last q_len of the "
+            f"keys), got {q_len}"
         )
     return n_heads, q_len, k_len, causal
 
@@ -77,7 +77,7 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):
         Number of heads; slopes from `alibi_slopes`.
     q_len : int
         Number of queries; they are the *last* `q_len` positions of the keys,
-        as when decoding with a KV cache.
+        as when decoding with a KV cache, so at most `k_len`.
     k_len : int
         Number of keys.
     causal : bool, default True

@@ -346,16 +346,10 @@ def _rotate_half(x, cos, sin):
     second half of row t and `-b sin` to the first half of row t + 1 for every t
     at once (through `_across_rows` views), and two one-row fix-ups at the ends.
     HF's `x cos + rotate_half(x) sin` makes five passes and two temporaries.
-    Under `torch.compile` the halves are updated by two addcmuls instead (the
-    compiler fuses them; it cannot trace writes through `as_strided`).
     """
     half, length = x.shape[-1] // 2, x.shape[-2]
     out = x * torch.cat([cos, cos], dim=-1)  # (..., T, d): (a cos, b cos)
     x = x.expand(out.shape)
-    if torch.compiler.is_compiling():  # it bans writes through as_strided views
-        out[..., :half].addcmul_(x[..., half:], sin, value=-1)  # a cos - b sin
-        out[..., half:].addcmul_(x[..., :half], sin)  # b cos + a sin
-        return out
     if length > 1:
         if out.stride(-2) < half * out.stride(-1):  # e.g. T innermost: no such view
             out = out.contiguous()
@@ -366,11 +360,19 @@ def _rotate_half(x, cos, sin):
     return out
 
 
+def _rotate_half_traceable(x, cos, sin):
+    """`_rotate_half` in ops that `torch.compile` and `torch.func` trace (no writes
+    through `as_strided`); the compiler fuses them into one pass."""
+    (a, b), c = x.chunk(2, dim=-1), torch.cat([cos, cos], dim=-1)
+    return torch.addcmul(x * c, torch.cat([b, a], dim=-1), torch.cat([-sin, sin], -1))
+
+
 class _HalfRotation(torch.autograd.Function):
     """Half-layout rotation with a hand-written backward.
 
     The backward is the transposed rotation R_m^T g = R_(-m) g: the same two
     passes with sin negated, where autograd's own would copy the gradient twice.
+    It is itself differentiable (gradient penalties, Hessian-vector products).
     """
 
     @staticmethod
@@ -381,12 +383,11 @@ class _HalfRotation(torch.autograd.Function):
         return _rotate_half(x, cos, sin)
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
     def backward(ctx, grad):  # grad (..., T, d)
         x, cos, sin = ctx.saved_tensors
         grad_x = grad_cos = grad_sin = None
         if ctx.needs_input_grad[0]:
-            grad_x = _rotate_half(grad, cos, -sin).sum_to_size(ctx.x_shape)
+            grad_x = _HalfRotation.apply(grad, cos, -sin).sum_to_size(ctx.x_shape)
         if x is not None:  # learned or differentiable frequencies
             (g1, g2), (x1, x2) = grad.chunk(2, dim=-1), x.chunk(2, dim=-1)
             grad_cos = (g1 * x1 + g2 * x2).sum_to_size(cos.shape)
@@ -398,6 +399,8 @@ def _rotate_torch(x, cos, sin, layout):
     """Rotate x (..., T, d) by cos/sin (..., T, d/2) of the same dtype."""
     if layout == "interleaved":
         return _rotate_complex_torch(x, torch.complex(cos, sin))
+    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
+        return _rotate_half_traceable(x, cos, sin)
     return _HalfRotation.apply(x, cos, sin)
 
 
@@ -604,6 +607,7 @@ class RotaryEmbedding(torch.nn.Module):
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
         self._build_cache(max_len)
 
+    @torch.inference_mode(False)  # grown in an inference pass, it still trains
     def _build_cache(self, length: int) -> None:
         positions = torch.arange(length, device=self.inv_freq.device)
         angle = angles_torch(positions, self.inv_freq)  # (length, d/2) float32
@@ -633,7 +637,8 @@ class RotaryEmbedding(torch.nn.Module):
         q : torch.Tensor
             Queries, shape `(B, H, T, d)`.
         k : torch.Tensor
-            Keys, shape `(B, H_kv, T, d)`.
+            Keys, shape `(B, H_kv, T, d)`, the same T as q: with a KV cache,
+            rotate only the new keys (the cached ones keep their rotation).
         offset : int, default 0
             Position of the first token (`past_len` with a KV cache).
 
@@ -645,7 +650,12 @@ class RotaryEmbedding(torch.nn.Module):
         offset = _checks.checked_int("offset", offset, minimum=0)
         q = _checks.checked_tensor("q", q, min_ndim=2, last_dim=self.d)
         k = _checks.checked_tensor("k", k, min_ndim=2, last_dim=self.d)
-        needed = offset + max(q.shape[-2], k.shape[-2])
+        if q.shape[-2] != k.shape[-2]:  # e.g. new queries with all cached keys
+            raise ValueError(
+                f"q and k must have the same length T (both are rotated from offset)"
+                f", got q.shape={tuple(q.shape)}, k.shape={tuple(k.shape)}"
+            )
+        needed = offset + q.shape[-2]
         if needed > self.cos_cached.shape[0]:  # grow geometrically
             self._build_cache(max(needed, 2 * self.cos_cached.shape[0]))
         return self._rotate(q, offset, "q"), self._rotate(k, offset, "k")

@@ -618,7 +618,13 @@ _FROM_CALLER = ("max_position_embeddings", "seq_len")  # from the model, not the
 
 
 def from_rope_scaling(
-    d, base, rope_scaling, *, max_position_embeddings=None, seq_len=None
+    d,
+    base,
+    rope_scaling,
+    *,
+    max_position_embeddings=None,
+    original_max_position_embeddings=None,
+    seq_len=None,
 ):
     """`(inv_freq, attention_factor)` for a model config's `rope_scaling` dict.
 
@@ -644,6 +650,11 @@ def from_rope_scaling(
         The config's own length: `"dynamic"` needs it, `"longrope"` uses it
         when `factor` is absent, and it stands in for a missing
         `original_max_position_embeddings` (as in transformers).
+    original_max_position_embeddings : int, optional
+        The config's own top-level field of that name (Phi-3 keeps its
+        pre-training length there, outside `rope_scaling`). For `"yarn"`,
+        `"longrope"` and `"llama3"` it takes priority over the dict's, as in
+        transformers.
     seq_len : int, optional
         Current length, for `"dynamic"` and `"longrope"`; ignored by the others.
 
@@ -667,6 +678,10 @@ def from_rope_scaling(
         max_position_embeddings = checked_int(
             "max_position_embeddings", max_position_embeddings
         )
+    if original_max_position_embeddings is not None:
+        original_max_position_embeddings = checked_int(
+            "original_max_position_embeddings", original_max_position_embeddings
+        )
     kind, params = _rope_scaling_items(rope_scaling, base)
     method = ROPE_TYPES[kind]
     keyword = {
@@ -674,12 +689,24 @@ def from_rope_scaling(
         for name, p in inspect.signature(method).parameters.items()
         if p.kind is p.KEYWORD_ONLY
     }
-    if "original_max_position_embeddings" in keyword and max_position_embeddings:
-        params.setdefault("original_max_position_embeddings", max_position_embeddings)
+    if "original_max_position_embeddings" in keyword:
+        _set_pretraining_length(
+            params, original_max_position_embeddings, max_position_embeddings
+        )
     given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
     _check_rope_scaling_keys(kind, params, extra, keyword)
     return method(d, base, **params, **extra)
+
+
+def _set_pretraining_length(params: dict, top_level, max_position_embeddings):
+    """Put L0 into a method's keyword arguments as transformers does: the config's
+    top-level `original_max_position_embeddings`, else the dict's own, else
+    `max_position_embeddings`."""
+    if top_level is not None:
+        params["original_max_position_embeddings"] = top_level
+    elif max_position_embeddings:
+        params.setdefault("original_max_position_embeddings", max_position_embeddings)
 
 
 def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:

@@ -81,8 +81,9 @@ def test_causal_bias_depends_only_on_distance(n_heads, q_len, extra_keys):
 
 
 @FAST
-@given(heads, lengths, lengths)
-def test_symmetric_bias_is_minus_slope_times_abs_distance(n_heads, q_len, k_len):
+@given(heads, lengths, st.integers(0, 24))
+def test_symmetric_bias_is_minus_slope_times_abs_distance(n_heads, q_len, extra_keys):
+    k_len = q_len + extra_keys
     bias = alibi_bias(n_heads, q_len, k_len, causal=False)
     assert np.isfinite(bias).all()
     i = np.arange(k_len - q_len, k_len)[:, None]
@@ -171,7 +172,9 @@ def test_bad_lengths_raise(build):
         build(4, 2, 3.0)
     with pytest.raises(ValueError, match="n_heads"):
         build(0, 2, 3)
-    assert build(4, 5, 3, causal=False).shape == (4, 5, 3)
+    with pytest.raises(ValueError, match="q_len must be <= k_len"):
+        build(4, 5, 3, causal=False)  # queries at positions -2 and -1: nowhere
+    assert build(4, 3, 5, causal=False).shape == (4, 3, 5)
 
 
 def alibi_attention(q, k, v, bias):

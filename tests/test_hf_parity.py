@@ -206,6 +206,30 @@ def test_from_rope_scaling_takes_a_configs_own_rope_parameters(method):
         assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
 
 
+@pytest.mark.parametrize("seq_len", [2000, 8000])
+def test_from_rope_scaling_takes_phi3s_top_level_pretraining_length_first(seq_len):
+    """Phi-3 keeps L0 = original_max_position_embeddings outside rope_scaling;
+    transformers gives it priority, so must we (else L0 = 131,072: no attention
+    factor and the short factors at 8,000 tokens)."""
+    from transformers import Phi3Config
+
+    lists = {
+        "short_factor": [1 + i / 16 for i in range(16)],
+        "long_factor": [2 + i / 8 for i in range(16)],
+    }
+    lengths = {"max_position_embeddings": 131072}
+    config = Phi3Config(
+        hidden_size=32, num_attention_heads=1, original_max_position_embeddings=4096,
+        rope_scaling={"type": "longrope", **lists}, **lengths,
+    )  # fmt: skip
+    ours = scaling.from_rope_scaling(
+        32, 1e4, {"type": "longrope", **lists}, **lengths, seq_len=seq_len,
+        original_max_position_embeddings=4096,
+    )  # fmt: skip
+    assert_matches_hf(ours, hf_frequencies(config, seq_len))
+    assert ours[1] > 1.19  # sqrt(1 + ln 32 / ln 4096): L0 was taken
+
+
 @pytest.mark.parametrize("fraction", [0, -0.5, 1.5, float("nan"), "1/4"])
 def test_from_rope_scaling_refuses_a_bad_partial_rotary_factor(fraction):
     with pytest.raises((TypeError, ValueError), match="partial_rotary_factor"):

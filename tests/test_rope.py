@@ -560,6 +560,74 @@ def test_gradcheck_module_with_offset_factor_and_yarn_frequencies(layout):
         assert torch.autograd.gradcheck(partial(module, offset=5), (q, k))
 
 
+def _rotate_half_by_formula(x, positions):
+    """HF's x cos + rotate_half(x) sin in plain differentiable ops: the reference."""
+    theta = torch.from_numpy(inv_freq(x.shape[-1])).to(x.dtype)
+    angle = positions[..., None].to(x.dtype) * theta
+    cos, sin = torch.cat([angle.cos()] * 2, -1), torch.cat([angle.sin()] * 2, -1)
+    a, b = x.chunk(2, dim=-1)
+    return x * cos + torch.cat([-b, a], dim=-1) * sin
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_second_order_gradients(layout):
+    """Double backward through the rotation (gradient penalties, MAML,
+    Hessian-vector products), function and module."""
+    x, positions = _f64(2, 3, 5, 8, seed=3), torch.arange(2, 7)
+    rope = RotaryEmbedding(8, layout=layout)
+    assert torch.autograd.gradgradcheck(lambda x: rope(x, x, offset=2)[0], (x,))
+    assert torch.autograd.gradgradcheck(
+        lambda x: apply_rope_torch(x, positions, layout=layout), (x,)
+    )
+
+
+def test_half_layout_gradient_penalty_equals_the_plain_formulas():
+    """The half layout's hand-written backward is itself differentiable: a
+    gradient penalty's gradient equals that of HF's formula in plain ops."""
+    x, positions, w = _f64(2, 3, 5, 8, seed=3).detach(), torch.arange(2, 7), _f64(8, 8)
+    results = []
+    for rotate in (partial(apply_rope_torch, layout="half"), _rotate_half_by_formula):
+        out = rotate(x @ w, positions)
+        penalty = (out[..., :4] * out[..., 4:]).sum()
+        (g,) = torch.autograd.grad(penalty, w, create_graph=True)
+        results.append(torch.autograd.grad(g.square().sum(), w)[0])
+    torch.testing.assert_close(*results, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_torch_func_transforms_match_autograd(layout):
+    """torch.func.grad, vmap and jvp trace the rotation (the half layout's custom
+    autograd.Function steps aside for them)."""
+    from torch.func import grad, jvp, vmap
+
+    x, positions = _f64(2, 3, 4, 8, seed=5).detach(), torch.arange(4)
+    rotate = partial(apply_rope_torch, positions=positions, layout=layout)
+    x_leaf = x.clone().requires_grad_()
+    rotate(x_leaf).square().sum().backward()
+    torch.testing.assert_close(grad(lambda x: rotate(x).square().sum())(x), x_leaf.grad)
+    torch.testing.assert_close(vmap(rotate)(x), rotate(x))
+    tangent = torch.ones_like(x)
+    torch.testing.assert_close(jvp(rotate, (x,), (tangent,))[1], rotate(tangent))
+
+
+def test_module_refuses_queries_and_keys_of_different_lengths():
+    """Both are rotated from offset: all cached keys with one new query would be
+    silently misplaced."""
+    rope = RotaryEmbedding(8)
+    with pytest.raises(ValueError, match=r"q and k .* q.shape=\(1, 2, 1, 8\)"):
+        rope(torch.zeros(1, 2, 1, 8), torch.zeros(1, 2, 5, 8), offset=4)
+
+
+def test_an_inference_pass_that_grows_the_cache_leaves_the_module_trainable():
+    rope = RotaryEmbedding(16, max_len=8)
+    with torch.inference_mode():  # e.g. an evaluation loop, longer than the cache
+        rope(torch.randn(1, 2, 20, 16), torch.randn(1, 2, 20, 16))
+    assert not rope.cos_cached.is_inference() and rope.cos_cached.shape[0] >= 20
+    q = torch.randn(1, 2, 4, 16, requires_grad=True)
+    rope(q, q)[0].sum().backward()
+    assert q.grad is not None
+
+
 def _rotary_lm(vocab=11, d_model=16):
     """A one-layer causal LM using RotaryEmbedding and attention_torch with defaults."""
     torch.manual_seed(0)
@@ -672,3 +740,20 @@ def test_torch_compile_matches_eager():
             results.append((*out, *torch.autograd.grad(sum(o.sum() for o in out), q)))
         for got, want in zip(*results, strict=True):
             torch.testing.assert_close(got, want)  # float32 rounding (decomposed ops)
+
+
+def test_torch_compile_decoding_does_not_recompile_for_each_offset():
+    """A KV-cache loop calls with offset 0, 1, 2, ...: one graph for offset 0 and
+    one with a symbolic offset, not one per offset until the recompile limit."""
+    if not hasattr(torch, "compile"):
+        pytest.skip("torch.compile is unavailable in this torch build")
+    from torch import _dynamo
+
+    _dynamo.reset()
+    _dynamo.utils.counters.clear()  # graphs counted from here
+    rope = RotaryEmbedding(8, max_len=64)
+    compiled = torch.compile(rope, backend="eager")
+    q = torch.randn(1, 2, 1, 8, generator=torch.Generator().manual_seed(12))
+    for offset in range(12):
+        torch.testing.assert_close(compiled(q, q, offset)[0], rope(q, q, offset)[0])
+    assert _dynamo.utils.counters["stats"]["unique_graphs"] <= 2

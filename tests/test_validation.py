@@ -325,9 +325,11 @@ SPECS = {
     "scaling.from_rope_scaling": (
         scaling.from_rope_scaling,
         {"d": 8, "base": BASE, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
-        | {"max_position_embeddings": 16, "seq_len": 32},
+        | {"max_position_embeddings": 16, "seq_len": 32}
+        | {"original_max_position_embeddings": 8},
         {"d": "even", "base": "base", "rope_scaling": "rope_scaling"}
-        | {"max_position_embeddings": "optional_count", "seq_len": "optional_count"},
+        | {"max_position_embeddings": "optional_count", "seq_len": "optional_count"}
+        | {"original_max_position_embeddings": "optional_count"},
         [],
     ),
 }

@@ -225,8 +225,8 @@ _ = runpy.run_path(str(article))
 # three positions *ahead*, which a causal decoder never does; the bias is built
 # from $|i - j|$ and penalises the future as much as the past.
 #
-# Two more mistakes remain that its own
-# checks cannot see, because they use 4 heads:
+# Two more mistakes remain that its own checks cannot see: they use 4 heads, and
+# they never compute attention:
 #
 # - **Slopes.** It computes $2^{-8h/H}$ for every head count $H$. For 4 heads
 #   (or 8, 16, ...) that is right; for 12 heads it is not what the ALiBi
