@@ -39,14 +39,15 @@ def _check_shapes(q, k, v, bias, causal) -> None:
         q.shape[-2],
         k.shape[-2],
     )
-    try:
-        if bias is not None:
-            np.broadcast_shapes(tuple(bias.shape), scores)
+    try:  # to the logits' shape: a bias with more or larger dims would enlarge it
+        fits = bias is None or np.broadcast_shapes(tuple(bias.shape), scores) == scores
     except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(
             f"bias must broadcast to the logits' shape {scores}, "
             f"got {tuple(bias.shape)}"
-        ) from None
+        )
 
 
 def _checked_arrays(q, k, v, bias, causal, return_weights):

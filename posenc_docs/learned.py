@@ -97,14 +97,19 @@ class LearnedPositionalEmbedding(nn.Module):
         """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         start = checked_int("offset", offset, minimum=0)
-        if positions is None:
+        if positions is None:  # the range is known: no values read back
+            if x.shape[-2]:
+                self._check_range(start, start + x.shape[-2] - 1)
             positions = torch.arange(start, start + x.shape[-2], device=x.device)
         elif start:
             raise ValueError(
                 f"offset must be 0 when positions are given, got {offset!r}"
             )
-        positions = checked_tensor("positions", positions, min_ndim=0, floating=False)
-        self._check_positions(positions, x.shape[:-1])
+        else:
+            positions = checked_tensor(
+                "positions", positions, min_ndim=0, floating=False
+            )
+            self._check_positions(positions, x.shape[:-1])
         rows = self.table(positions.to(x.device).long())  # positions.shape + (d,)
         return x + rows.to(x.dtype)  # (..., T, d)
 
@@ -119,9 +124,10 @@ class LearnedPositionalEmbedding(nn.Module):
                 f"positions must broadcast to x.shape[:-1]={tuple(batch_shape)}, "
                 f"got shape {tuple(positions.shape)}"
             )
-        if positions.numel() == 0:
-            return
-        low, high = int(positions.min()), int(positions.max())
+        if positions.numel():  # given positions are read back, to name a bad one
+            self._check_range(int(positions.min()), int(positions.max()))
+
+    def _check_range(self, low: int, high: int) -> None:
         if high >= self.max_len:
             raise IndexError(
                 f"the learned table has no row for position {high}: it has "

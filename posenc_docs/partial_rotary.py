@@ -101,7 +101,8 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     r = _checked_config(rotary_dim, x.shape[-1], base, layout)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         dummy = x.new_zeros((*x.shape[:-1], 2))
-        return x.expand(*rope.apply_rope_torch(dummy, positions).shape[:-1], -1)
+        shape = (*rope.apply_rope_torch(dummy, positions).shape[:-1], x.shape[-1])
+        return x.expand(shape).clone()  # a new tensor, as for r > 0: not a view
     rotated = rope.apply_rope_torch(x[..., :r], positions, base=base, layout=layout)
     passed = x[..., r:].expand(*rotated.shape[:-1], x.shape[-1] - r)
     return torch.cat([rotated, passed], dim=-1)  # (..., T, d)

@@ -373,14 +373,29 @@ class _HalfRotation(torch.autograd.Function):
     The backward is the transposed rotation R_m^T g = R_(-m) g: the same two
     passes with sin negated, where autograd's own would copy the gradient twice.
     It is itself differentiable (gradient penalties, Hessian-vector products).
+    The rotation is linear in x and in (cos, sin) alike, so forward-mode AD's
+    tangent is R(x_t; cos, sin) + R(x; cos_t, sin_t).
     """
 
     @staticmethod
     def forward(ctx, x, cos, sin):
         wants_x = any(ctx.needs_input_grad[1:])  # only for cos/sin gradients
         ctx.save_for_backward(x if wants_x else None, cos, sin)
+        ctx.save_for_forward(x, cos, sin)
         ctx.x_shape = x.shape
         return _rotate_half(x, cos, sin)
+
+    @staticmethod
+    def jvp(ctx, x_t, cos_t, sin_t):
+        x, cos, sin = ctx.saved_tensors
+        tangents = []
+        if x_t is not None:
+            tangents.append(_rotate_half(x_t, cos, sin))
+        if cos_t is not None or sin_t is not None:
+            cos_t = torch.zeros_like(cos) if cos_t is None else cos_t
+            sin_t = torch.zeros_like(sin) if sin_t is None else sin_t
+            tangents.append(_rotate_half(x, cos_t, sin_t))
+        return sum(tangents[1:], tangents[0])
 
     @staticmethod
     def backward(ctx, grad):  # grad (..., T, d)

@@ -199,6 +199,13 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     def _build(self, n: int) -> torch.Tensor:
         return torch.from_numpy(table(n, self.d, self.base)).float()  # (n, d)
 
+    @torch.inference_mode(False)  # grown in an inference pass, it still trains
+    def _grow(self, needed: int) -> None:
+        """At least double the table (a decoding loop rebuilds it O(log n) times),
+        in the device and dtype it has (after `.half()`, say)."""
+        n = max(needed, 2 * self.pe.shape[0])
+        self.pe = self._build(n).to(self.pe.device, self.pe.dtype)
+
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """Add the table's rows `offset .. offset + T - 1` to x.
 
@@ -217,6 +224,6 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         offset, T = checked_int("offset", offset, minimum=0), x.shape[-2]
         if offset + T > self.pe.shape[0]:
-            self.pe = self._build(offset + T).to(self.pe.device)
+            self._grow(offset + T)
         rows = self.pe[offset : offset + T].to(device=x.device, dtype=x.dtype)
         return x + rows  # (..., T, d)

@@ -252,6 +252,23 @@ def test_a_bias_of_another_dtype_is_refused_by_name(dtype):
     assert out.dtype == torch.bfloat16
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_a_bias_that_would_enlarge_the_logits_is_refused(backend):
+    """(Tq, Tk) logits with a (7, Tq, Tk) bias would silently become 7 outputs."""
+    q, k, v, bias = (
+        np.zeros((3, 4)),
+        np.zeros((5, 4)),
+        np.zeros((5, 2)),
+        np.zeros((7, 3, 5)),
+    )
+    run = attention if backend == "numpy" else attention_torch
+    if backend == "torch":
+        q, k, v, bias = (torch.from_numpy(a) for a in (q, k, v, bias))
+    with pytest.raises(ValueError, match=r"bias must broadcast to the logits' shape"):
+        run(q, k, v, bias=bias)
+    assert run(q, k, v, bias=bias[0]).shape == (3, 2)
+
+
 def _f64(*shape, seed):
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)

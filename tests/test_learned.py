@@ -161,3 +161,20 @@ def test_tiny_model_with_default_arguments_learns_to_read_positions():
 
     losses = adam_losses(model.parameters(), loss, steps=30, lr=0.05)
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_compiles_whole_and_once_for_every_offset():
+    """With positions implied by offset, nothing is read back from the tensors:
+    one graph (fullgraph) for offset 0 and one symbolic, not a break per call."""
+    from torch import _dynamo
+
+    _dynamo.reset()
+    _dynamo.utils.counters.clear()
+    module = LearnedPositionalEmbedding(64, 8)
+    compiled = torch.compile(module, backend="eager", fullgraph=True)
+    x = torch.randn(1, 3, 8, generator=torch.Generator().manual_seed(0))
+    for offset in range(8):
+        torch.testing.assert_close(compiled(x, offset=offset), module(x, offset=offset))
+    assert _dynamo.utils.counters["stats"]["unique_graphs"] <= 2
+    with pytest.raises(IndexError, match="no row for position 64"):
+        module(x, offset=62)  # eager still names the ceiling

@@ -114,16 +114,27 @@ def test_llama31_per_pair_factors_follow_metas_rule():
     ]
     factors = part2_extension.model_scale_factors(model)
     np.testing.assert_allclose(factors, expected, rtol=1e-12)
-    kept, between, divided = part2_extension.band_counts(factors, 8.0)
+    kept, between, divided, outside = part2_extension.band_counts(factors, 8.0)
     assert kept == sum(e == 1.0 for e in expected)
     assert divided == sum(e == 8.0 for e in expected)
-    assert kept + between + divided == 64
+    assert (between, outside) == (64 - kept - divided, 0)
+
+
+def test_longropes_searched_factors_beyond_s_are_not_counted_in_between():
+    """Phi-3-mini-128k's long factors run past s = 32 (to 64.76): those pairs are
+    stretched more than PI would, not blended."""
+    model = models.get("Phi-3-mini-128k-instruct")
+    factors = part2_extension.model_scale_factors(model, seq_len=131072)
+    long_list = np.asarray(model.rope_scaling["long_factor"])
+    counts = part2_extension.band_counts(factors, 32.0)
+    assert counts == (0, int(np.sum(long_list < 32)), 0, int(np.sum(long_list > 32)))
+    assert counts[3] > 0
 
 
 def test_linear_scaling_slows_every_pair_equally():
     factors = part2_extension.model_scale_factors(models.get("Vicuna-7B-v1.5-16k"))
     np.testing.assert_allclose(factors, 4.0)
-    assert part2_extension.band_counts(factors, 4.0) == (0, 0, 64)
+    assert part2_extension.band_counts(factors, 4.0) == (0, 0, 64, 0)
 
 
 def test_unscaled_model_has_plain_frequencies():

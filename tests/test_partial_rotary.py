@@ -57,6 +57,11 @@ def test_rotary_dim_zero_broadcasts_and_checks_positions_like_any_other():
             torch.ones(5, 10), torch.zeros(4, 5, dtype=torch.int64), rotary_dim=r
         )
         assert twin.shape == (4, 5, 10)
+    out = apply_partial_rope_torch(
+        x_t := torch.ones(5, 10), torch.arange(5), rotary_dim=0
+    )
+    out += 1  # a new tensor, as for r > 0: the caller's x is untouched
+    assert torch.equal(x_t, torch.ones(5, 10))
     with pytest.raises(TypeError, match="positions"):
         apply_partial_rope(x, "abc", rotary_dim=0)
     with pytest.raises(ValueError, match="positions"):

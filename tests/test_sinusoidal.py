@@ -115,7 +115,26 @@ def test_gradcheck_wrt_x_float64_across_a_table_rebuild():
     module = sn.SinusoidalPositionalEncoding(8, max_len=4)
     x = torch.randn(2, 3, 8, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda t: module(t, offset=2), (x,))
-    assert module.pe.shape == (5, 8)  # offset 2 + T 3 > max_len 4: grown
+    assert module.pe.shape == (8, 8)  # offset 2 + T 3 > max_len 4: doubled
+
+
+def test_decoding_past_max_len_rebuilds_the_table_rarely_in_its_dtype():
+    """One token at a time from position 4 to 99: the table doubles (4 -> 128 in
+    five rebuilds, not 96), keeps the dtype .half() gave it, and a rebuild inside
+    inference_mode leaves a table that still trains."""
+    module = sn.SinusoidalPositionalEncoding(8, max_len=4).half()
+    sizes = []
+    with torch.inference_mode():
+        for offset in range(4, 100):
+            module(torch.zeros(1, 1, 8, dtype=torch.float16), offset=offset)
+            sizes.append(module.pe.shape[0])
+    assert sorted(set(sizes)) == [8, 16, 32, 64, 128]  # five rebuilds
+    assert module.pe.dtype == torch.float16 and not module.pe.is_inference()
+    x = torch.zeros(1, 3, 8, dtype=torch.float16, requires_grad=True)
+    module(x, offset=97).sum().backward()
+    expected = sn.encode(np.arange(97, 100), 8)
+    np.testing.assert_allclose(module(x.detach(), offset=97)[0].float(), expected,
+                               atol=1e-3)  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

@@ -107,11 +107,14 @@ def model_scale_factors(model: ModelConfig, seq_len: int | None = None) -> np.nd
 
 
 def band_counts(factors: np.ndarray, factor: float, rtol: float = 1e-9) -> tuple:
-    """(unchanged, in between, fully divided by ``factor``) pair counts."""
+    """(unchanged, in between, fully divided by ``factor``, outside 1..``factor``)
+    pair counts; the last are LongRoPE's searched factors beyond s (or below 1)."""
     factors = np.asarray(factors, dtype=np.float64)
-    kept = int(np.count_nonzero(np.isclose(factors, 1.0, rtol=rtol)))
-    divided = int(np.count_nonzero(np.isclose(factors, factor, rtol=rtol)))
-    return kept, len(factors) - kept - divided, divided
+    kept = np.isclose(factors, 1.0, rtol=rtol)
+    divided = np.isclose(factors, factor, rtol=rtol)
+    between = (factors > 1.0) & (factors < factor) & ~kept & ~divided
+    outside = ~(kept | divided | between)
+    return tuple(int(np.count_nonzero(m)) for m in (kept, between, divided, outside))
 
 
 # --8<-- [start:context_ceiling]

@@ -13,13 +13,14 @@ for kind in ("linear", "yarn", "longrope", "llama3"):
         ceiling = context_ceiling(model)
         long = model.max_position_embeddings  # LongRoPE: use its long list
         factors = model_scale_factors(model, seq_len=long)
-        kept, between, full = band_counts(factors, ceiling.factor)
+        kept, between, full, outside = band_counts(factors, ceiling.factor)
         print(
             f"{model.name} [{kind}] s = {ceiling.factor:g}, L0 = {ceiling.original:,}"
         )
         print(
             f"  {len(factors)} pairs: {kept} unchanged, {between} in between, "
-            f"{full} divided by s; largest slow-down {factors.max():.2f}"
+            f"{full} divided by s, {outside} outside [1, s]; largest slow-down "
+            f"{factors.max():.2f}"
         )
         if kind == "yarn":
             params = dict(model.rope_scaling)
