@@ -69,14 +69,18 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
         checked_int(f"mrope_section[{k}]", n, 0) for k, n in enumerate(mrope_section)
     ]
     n_pairs = checked_int("sum(mrope_section)", sum(sizes))
-    if not checked_bool("interleaved", interleaved):
-        return np.repeat(np.arange(len(sizes)) % 3, sizes)  # (d/2,)
-    axes = np.zeros(n_pairs, dtype=np.int64)  # (d/2,) time by default
-    if len(sizes) == 3:
-        axes[1 : 3 * sizes[1] : 3], axes[2 : 3 * sizes[2] : 3] = 1, 2
-    if len(sizes) != 3 or np.bincount(axes, minlength=3).tolist() != sizes:
+    if not checked_bool("interleaved", interleaved):  # in plain Python: constants
+        return np.array([k % 3 for k, n in enumerate(sizes) for _ in range(n)])
+    if len(sizes) != 3:  # for torch.compile, not data-dependent numpy shapes
         raise ValueError(f"mrope_section does not interleave, got {mrope_section!r}")
-    return axes
+    axes = [  # (d/2,) time by default
+        1 if i % 3 == 1 and i < 3 * sizes[1] else 2 if i % 3 == 2 and i < 3 * sizes[2]
+        else 0
+        for i in range(n_pairs)
+    ]  # fmt: skip
+    if [axes.count(axis) for axis in range(3)] != sizes:
+        raise ValueError(f"mrope_section does not interleave, got {mrope_section!r}")
+    return np.array(axes)
 
 
 # --8<-- [end:mrope_pair_axes-body]

@@ -321,3 +321,26 @@ def test_text_image_positions_equal_hugging_face_get_rope_index(
     )
     ours = text_image_positions(n_before, h, w, n_after)
     np.testing.assert_array_equal(ours, hf[:, 0].numpy())
+
+
+@pytest.mark.parametrize(
+    ("interleaved", "section"), [(False, [16, 24, 24]), (True, [24, 20, 20])]
+)
+def test_torch_twin_compiles_whole(interleaved, section):
+    """The pair axes are plain constants to torch.compile (fullgraph: no break)."""
+    from torch import _dynamo
+
+    _dynamo.reset()
+
+    def rotate(x, positions):
+        return apply_mrope_torch(
+            x, positions, mrope_section=section, interleaved=interleaved
+        )
+
+    compiled = torch.compile(rotate, backend="eager", fullgraph=True)
+    gen = torch.Generator().manual_seed(0)
+    x, positions = (
+        torch.randn(1, 2, 5, 128, generator=gen),
+        torch.arange(15).view(3, 1, 5),
+    )
+    torch.testing.assert_close(compiled(x, positions), rotate(x, positions))
