@@ -757,3 +757,8 @@ def test_alibi_lines_have_a_legend(guarded, site_url):
         ".map(l => l.getAttribute('stroke') + l.getAttribute('stroke-dasharray'))"
     )
     assert len(set(styles)) == 12  # every head's line can be told apart
+    # 12 heads: head 9's slope 2^-0.5 is steeper than head 1's 1/2, so the y axis
+    # must reach -max(m) * far or head 9's line leaves the plot
+    far = int(page.get_by_label("Position A").get_attribute("max"))  # n - 1
+    y_from = page.locator("canvas[data-y-from]").get_attribute("data-y-from")
+    assert float(y_from) == pytest.approx(-max(slopes) * far)

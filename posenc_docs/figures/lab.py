@@ -275,11 +275,11 @@ FIGURES = [
         phone_params={"columns": 2},
         alt=(
             "Nine passkey heatmaps, depth by length as in the figure above, for "
-            "the RoPE model: top row unchanged, with position interpolation and "
-            "with NTK-aware scaling; middle row with dynamic NTK, YaRN and Llama "
-            "3.1's rule, all zero-shot; bottom row after a short fine-tune at 4 L, "
-            "plain, with PI and with YaRN. Each cell prints its mean accuracy in "
-            "percent."
+            "the RoPE model, in reading order (three to a row on a wide screen, "
+            "two on a phone): unchanged, with position interpolation, with "
+            "NTK-aware scaling, with dynamic NTK, with YaRN and with Llama 3.1's "
+            "rule, all zero-shot; then after a short fine-tune at 4 L, plain, "
+            "with PI and with YaRN. Each cell prints its mean accuracy in percent."
         ),
     ),
 ]

@@ -7,7 +7,7 @@ import {
   h, fixed, sig, show, numberField, integerParser, baseParser, startValue, rangeField, tabList,
   themeColours, hideFallback, legendItem, swatch,
 } from "./ui.js";
-import { DIVERGING, colourIndex, fitCanvas, measureCanvases, axes, line, polyline, dotAt } from "./plot.js";
+import { DIVERGING, colourIndex, fitCanvas, measureCanvases, axes, declare, line, polyline, dotAt } from "./plot.js";
 import {
   pairFrequencies, encodingTable, similarityCurve, offsetSimilarity, alibiSlopes, rotate, dot, fixedNormal,
 } from "./numerics.js";
@@ -128,7 +128,7 @@ export function mount(root) {
     const c = 2 ** Math.floor(Math.log2(state.heads));
     w.alibi.rule.textContent = c === state.heads
       ? `${state.heads} is a power of two: slopes 2^(\u22128k/${c}) for k = 1 \u2026 ${c}.`
-      : `${state.heads} is not a power of two: the ${c} slopes for ${c} heads, then the first ${state.heads - c} odd powers of 2^(\u22124/${c}), which fall between them.`;
+      : `${state.heads} is not a power of two: the ${c} slopes for ${c} heads, then the first ${state.heads - c} odd powers of 2^(\u22124/${c}): the first is steeper than all ${c}, the others fall between them.`;
     drawAlibi(w.alibi.canvas, slopes, state, colours);
     w.alibi.legend.replaceChildren(...alibiLegend(slopes, colours));
   }
@@ -506,8 +506,10 @@ function headStyle(i, colours) {
 function drawAlibi(canvas, slopes, { a, b, n }, colours) {
   const { ctx, w, h: height } = fitCanvas(canvas);
   const far = n - 1, distance = Math.abs(b - a);
-  const frame = axes(ctx, { w, h: height, x: [0, far], y: [-slopes[0] * far, 0], colours,
+  const steepest = Math.max(...slopes); // head 1 only for a power of two
+  const frame = axes(ctx, { w, h: height, x: [0, far], y: [-steepest * far, 0], colours,
     xLabel: "distance i \u2212 j (marker: |B \u2212 A|)", yLabel: "bias \u2212m\u2095\u00b7(i \u2212 j)" });
+  declare(canvas, { yFrom: String(-steepest * far) }); // every line ends inside
   slopes.forEach((m, i) => polyline(ctx, frame, 2, (t) => t * far, (t) => -m * t * far, headStyle(i, colours)));
   ctx.strokeStyle = colours.muted;
   ctx.setLineDash([3, 3]);
