@@ -7,8 +7,13 @@ styles; and the empty span that opens every block. They still cost the browser:
 each is an element that every restyle of the page visits, and Material's start-up
 restyles the whole page several times. Inside ``<pre>`` those spans become their
 bare text; outside it nothing changes.
+
+Printed output wraps at spaces on a narrow screen (``docs/stylesheets/extra.css``),
+except output laid out in columns, padded with runs of spaces: wrapped, its columns
+fall apart, so it is marked ``posenc-aligned`` and scrolls sideways instead.
 """
 
+import html
 import re
 
 LISTING = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
@@ -24,5 +29,24 @@ def without_plain_tokens(page_html: str) -> str:
     return LISTING.sub(unwrap, page_html)
 
 
+OUTPUT = re.compile(
+    r'<div class="language-text highlight"><pre><code>(.*?)</code></pre>', re.DOTALL
+)
+COLUMN_GAP = re.compile(r"\S {2,}\S")  # padding between two columns
+
+
+def aligned_outputs(page_html: str) -> str:
+    """The page with printed output that has columns (two or more lines padded
+    inside) marked ``posenc-aligned``."""
+
+    def mark(output: re.Match) -> str:
+        lines = html.unescape(re.sub(r"<[^>]+>", "", output[1])).splitlines()
+        if sum(bool(COLUMN_GAP.search(line)) for line in lines) < 2:
+            return output[0]
+        return output[0].replace("highlight", "highlight posenc-aligned", 1)
+
+    return OUTPUT.sub(mark, page_html)
+
+
 def on_post_page(output, page, config):
-    return without_plain_tokens(output)
+    return aligned_outputs(without_plain_tokens(output))

@@ -539,6 +539,27 @@ def test_listings_unwrap_names_whitespace_and_empty_spans_in_real_code():
     assert len(after) < 0.75 * len(before)  # a quarter of the elements, at least
 
 
+def _printed(text: str) -> str:
+    return f'<div class="language-text highlight"><pre><code>{text}</code></pre></div>'
+
+
+@pytest.mark.parametrize(
+    ("text", "aligned"),
+    [
+        ("pair 1:        6.51\npair 255:   60,611\n", True),  # columns
+        ("a  b\n", False),  # one padded line is not a table
+        ("The slowest pair turns 0.07 times.\nIt never wraps.\n", False),  # prose
+        ('x &amp;  y\n<span class="n">z</span>   1\n', True),  # escaped, spans
+    ],
+)
+def test_printed_output_in_columns_is_marked_to_scroll_not_wrap(text, aligned):
+    listings = load("listings")
+    page = f"<p>a  b</p>{_printed(text)}{_printed('plain')}"
+    marked = listings.aligned_outputs(page)
+    assert marked.count("posenc-aligned") == int(aligned)
+    assert marked.replace(" posenc-aligned", "") == page  # nothing else changes
+
+
 def test_unwrapped_token_spans_have_no_colour_of_their_own():
     """Material gives `.n` the name colour, which is the listing's own colour in
     both schemes, and styles no `.w`: if it ever does, unwrapping would show."""
