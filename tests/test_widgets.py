@@ -348,6 +348,10 @@ def check_extension(page, d, base, L0, s):
     assert_shown(page.locator('[data-readout="yarnAttention"]'), methods["yarn"][1], 4)
     ntk_base = scaling.ntk_base(d, base, s)
     assert_shown(page.locator('[data-readout="ntkBase"]'), ntk_base, 2)
+    for key, band in (("bandFast", L0 / 4), ("bandSlow", L0)):  # Llama 3.1's bounds
+        readout = page.locator(f'[data-readout="{key}"]')
+        assert_shown(readout, band, 0 if float(band).is_integer() else 1)
+        assert readout.inner_text().endswith(".0") is False  # 2,048, not 2,048.0
     beyond = int((scaling.wavelengths(theta) > L0).sum())
     shown_beyond = page.locator('[data-readout="beyond"]').get_attribute("data-value")
     assert float(shown_beyond) == beyond

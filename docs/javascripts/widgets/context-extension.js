@@ -66,8 +66,9 @@ export function mount(root) {
       for (const node of [w.yarnLow, w.yarnHigh, w.yarnAttention]) show(node, "", "\u2014");
       w.yarnError.textContent = "YaRN has no ramp for these settings: its bounds cross (posenc_docs.scaling.yarn raises ValueError), so it is left out.";
     }
-    show(w.bandFast, L0 / HIGH_FREQ_FACTOR, fixed(L0 / HIGH_FREQ_FACTOR, 1));
-    show(w.bandSlow, L0 / LOW_FREQ_FACTOR, fixed(L0 / LOW_FREQ_FACTOR, 1));
+    const tokens = (v) => fixed(v, Number.isInteger(v) ? 0 : 1); // 2,048, not 2,048.0
+    show(w.bandFast, L0 / HIGH_FREQ_FACTOR, tokens(L0 / HIGH_FREQ_FACTOR));
+    show(w.bandSlow, L0 / LOW_FREQ_FACTOR, tokens(L0 / LOW_FREQ_FACTOR));
     fillTable(w.rows, result, state);
     drawWavelengths(w.wavelengths, wavelength, state, colours);
     drawScales(w.scales, wavelength, scale, state, colours);
