@@ -3,9 +3,9 @@
 Press, Smith & Lewis, "Train Short, Test Long: Attention with Linear Biases
 Enables Input Length Extrapolation", ICLR 2022, arXiv:2108.12409. These are data
 copied from the paper's Table 1 (speed) and appendix Table 2 (perplexity), not
-computed here. Models of 247M
-parameters trained on WikiText-103 with L = 512 tokens and evaluated on its
-validation set with non-overlapping windows of ``L_valid`` tokens.
+computed here. Models of 247M parameters trained on WikiText-103 with L = 512
+tokens and evaluated on its validation set with non-overlapping windows of
+``L_valid`` tokens.
 """
 
 CITATION = "Press, Smith & Lewis (ICLR 2022), arXiv:2108.12409"
