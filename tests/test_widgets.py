@@ -72,6 +72,40 @@ def set_explorer(page, d, base, n, a, b):
     assert state == {"d": d, "base": base, "n": n, "a": a, "b": b}
 
 
+def test_a_field_applies_what_was_typed_on_enter_not_keystroke_by_keystroke(
+    guarded, site_url
+):
+    """Typing 1000 into Positions must not clamp "1" to 2 on the way and move
+    Position B (70) with it."""
+    page = open_widget(guarded, site_url, EXPLORER).page
+    field = page.get_by_label("Positions", exact=True)
+    field.select_text()
+    field.press_sequentially("1000")
+    state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+    assert state["n"] != 1000 and state["b"] == 70  # nothing applied yet
+    field.press("Enter")
+    state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+    assert (state["n"], state["a"], state["b"]) == (1000, 20, 70)
+
+
+def test_plain_keys_in_a_widget_do_not_reach_materials_shortcuts(guarded, site_url):
+    """Material's "n" (next page) and "s" (search) fire from a focused tab unless
+    the widget keeps one-key presses to itself; readouts are not live regions."""
+    page = open_widget(guarded, site_url, EXPLORER).page
+    url = page.url
+    tab = page.get_by_role("tab", name="RoPE")
+    tab.focus()
+    for key in ("n", "p", "s", "f", "/"):
+        page.keyboard.press(key)
+    assert page.url == url and tab.evaluate("t => t === document.activeElement")
+    live = page.evaluate(
+        "() => [...document.querySelectorAll('.pw output')].filter(o =>"
+        " o.getAttribute('aria-live') !== 'off' && o.getAttribute('aria-hidden')"
+        " !== 'true').map(o => o.outerHTML)"
+    )
+    assert live == []  # each slider step used to announce three readouts
+
+
 def test_widget_javascript_ships_at_most_40_kb(site_dir):
     """What a reader downloads: the minified copies in the built site."""
     shipped = site_dir / "javascripts" / "widgets"
@@ -444,8 +478,10 @@ def test_figure_numbers_on_screen_run_1_to_n(browser, site_url, path, javascript
         assert all(page.evaluate(LINK_TARGETS))  # "Figure N" links land on it
         caption = page.locator(".posenc-widget__caption")
         assert caption.count() == (1 if javascript else 0)
-        if javascript:  # the widget is announced as a figure with that caption
-            widget = page.get_by_role("figure", name=caption.inner_text())
+        if javascript:  # announced as a figure named by its number; the rest of
+            # the caption is read once, as text, not a second time as the name
+            name = caption.locator("strong").inner_text()
+            widget = page.get_by_role("figure", name=name, exact=True)
             assert widget.locator(".pw").count() == 1
     finally:
         context.close()

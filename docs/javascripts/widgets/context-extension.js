@@ -105,7 +105,7 @@ export function mount(root) {
 }
 
 function build(root) {
-  const out = (key) => h("output", { "data-readout": key });
+  const out = (key) => h("output", { "data-readout": key, "aria-live": "off" }); // read, not announced
   const w = {
     controls: h("div", { class: "pw-controls", role: "group", "aria-label": "Settings" }),
     wavelengths: h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Wavelength of each rotary pair on a log scale, with the trained context and the extended context as horizontal lines." }),

@@ -214,7 +214,7 @@ function ropeScores(q, key, omega, keyPosition, count) {
 function build(root, state) {
   const panel = (title, ...children) => ({ title, panel: h("div", { class: "pw-panel" }, ...children) });
   const readout = (label, attrs) => {
-    const out = h("output", attrs);
+    const out = h("output", { ...attrs, "aria-live": "off" }); // read, not announced
     return [h("div", { class: "pw-readout" }, h("span", { text: label }), out), out];
   };
   const axisEnd = [], dimEnd = [];
@@ -279,7 +279,7 @@ function build(root, state) {
   Object.assign(alibi, { canvas: alibiCanvas, rows: alibiRows, legend: alibiLegend, distance, rule });
 
   const learnedHeat = makeHeat("A learned table at initialisation: one column per row of the table, hatched where the table has no row.");
-  const countOut = h("output", { "data-readout": "parameters" });
+  const countOut = h("output", { "data-readout": "parameters", "aria-live": "off" });
   const learned = panel("Learned",
     h("p", { class: "pw-hint", text: "A learned table has one trainable row per position, max_len rows in all (shown untrained: random N(0, 0.02\u00b2) values). There is nothing past the last row." }),
     heatBlock(learnedHeat, "Learned table; hatched: no row.", "0.05"),

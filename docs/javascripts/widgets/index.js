@@ -22,6 +22,7 @@ async function mountAll() {
     const { mount, CAPTION } = await load();
     live.add(mount(root));
     takeOverFigures(root, CAPTION);
+    keepPlainKeys(root);
     root.dataset.mounted = "ready";
   }
 }
@@ -44,12 +45,21 @@ function takeOverFigures(root, caption) {
   text.className = "posenc-widget__caption";
   text.id = `${anchors[0].id}-interactive`;
   const strong = document.createElement("strong");
+  strong.id = `${text.id}-label`; // the figure's name; the caption is read as text
   strong.textContent = `${label} (interactive).`;
   text.append(strong, ` ${caption}`);
   root.prepend(...anchors);
   root.append(text);
   root.setAttribute("role", "figure");
-  root.setAttribute("aria-labelledby", text.id);
+  root.setAttribute("aria-labelledby", strong.id);
+}
+
+// Material's one-key shortcuts (n, p, s, f, /) must not fire from a focused tab or
+// button in a widget: the page would change and the widget's state be lost.
+function keepPlainKeys(root) {
+  root.addEventListener("keydown", (e) => {
+    if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) e.stopPropagation();
+  });
 }
 
 // Redraw canvases when the reader switches light/dark (Material sets this attribute).

@@ -38,7 +38,9 @@ export function show(node, value, text) {
 
 /**
  * A labelled number input. `parse(raw)` returns {value, note} (value null = refused,
- * note = what was changed and why). `onValue(value)` runs for each accepted value.
+ * note = what was changed and why). `onValue(value)` runs for each accepted value,
+ * on Enter or change only: applied keystroke by keystroke, typing 1000 into
+ * Positions would clamp "1" first and move the positions that depend on it.
  */
 export function numberField({ label, value, min, max, step = 1, parse, onValue, hint }) {
   const id = uniqueId("field");
@@ -50,19 +52,19 @@ export function numberField({ label, value, min, max, step = 1, parse, onValue, 
   const wrap = h("div", { class: "pw-field" }, h("label", { for: id, text: label }), input, note);
   if (hint) wrap.title = hint;
   let written = null; // a value we wrote back; re-reading it must keep the note
-  const apply = (commit) => {
+  const apply = () => {
     if (input.value === written) return;
     const result = parse(input.value);
     note.textContent = result.note || "";
     input.setAttribute("aria-invalid", result.value == null ? "true" : "false");
     wrap.classList.toggle("pw-refused", result.value == null);
     if (result.value == null) return;
-    if (commit && String(result.value) !== input.value) input.value = written = String(result.value);
+    if (String(result.value) !== input.value) input.value = written = String(result.value);
     onValue(result.value);
   };
-  input.addEventListener("input", () => { written = null; apply(false); });
-  input.addEventListener("change", () => apply(true));
-  input.addEventListener("keydown", (e) => e.key === "Enter" && apply(true));
+  input.addEventListener("input", () => { written = null; });
+  input.addEventListener("change", apply);
+  input.addEventListener("keydown", (e) => e.key === "Enter" && apply());
   return { wrap, input, note, set: (v) => { input.value = v; } };
 }
 
@@ -107,7 +109,8 @@ export function baseParser(current) {
 export function rangeField({ label, value, min, max, format = String, onValue }) {
   const id = uniqueId("range");
   const input = h("input", { id, type: "range", min, max, step: 1, value, "aria-valuetext": format(value) });
-  const out = h("output", { for: id, class: "pw-range-value", text: format(value) });
+  // The slider's aria-valuetext says the value: this copy is for the eye only.
+  const out = h("output", { for: id, class: "pw-range-value", text: format(value), "aria-hidden": "true" });
   const wrap = h("div", { class: "pw-field pw-range" },
     h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, input, out));
   const set = (v, max) => {
