@@ -328,6 +328,7 @@ def test_committed_perplexity_supports_what_the_page_says():
     floors = [lab.floor_perplexity(m) for m in FULL["perplexity"].eval_multiples]
     assert floors == sorted(floors, reverse=True)
     assert below("rope", "alibi", 1) and below("rope", "sinusoidal", 1)
+    assert lab.perplexity("alibi", 16) > ppl("rope", 1)  # "never to RoPE's at L"
     assert overlap("alibi", "sinusoidal", 1)
     assert all(below(n, "none", 1) for n in ("learned", "sinusoidal", "rope", "alibi"))
 
@@ -344,6 +345,8 @@ def test_committed_zero_shot_results_support_what_the_page_says():
     assert overlap("dynamic", "yarn", 4)
     assert below("dynamic", "yarn", 16, acc_range)  # YaRN finds the most keys
     assert below("alibi", "yarn", 16, acc_range)
+    # "Llama 3.1's best seed only reaches YaRN's worst": not below it, not above
+    assert acc_range("llama3", 16)[1] == acc_range("yarn", 16)[0]
     best = max(FULL["passkey"].zero_shot, key=lambda n: lab.accuracy(n, 16))
     assert best == "yarn"
 
@@ -366,6 +369,33 @@ def test_committed_fine_tune_results_support_what_the_page_says():
     assert below("ft_pi", "rope", 1, acc_range)
 
 
+def test_committed_speeds_say_no_scheme_is_slowest_beyond_timing_noise():
+    """The page: RoPE is slowest on average, its fastest seed beats every other
+    scheme's slowest, and a scheme's seeds differ by up to timing_spread."""
+    runs = lab.load_results()["perplexity"]["runs"]
+    speeds = {n: [r["tokens_per_cpu_second"] for r in runs[n]] for n in runs
+              if n in FULL["perplexity"].schemes}  # fmt: skip
+    mean = {n: sum(v) / len(v) for n, v in speeds.items()}
+    assert min(mean, key=mean.get) == "rope"
+    assert all(max(speeds["rope"]) > min(v) for n, v in speeds.items() if n != "rope")
+    spread = max(max(v) / min(v) - 1 for v in speeds.values())
+    assert lab.tables.timing_spread() == pytest.approx(spread, rel=1e-12)
+    assert lab.speed_range("rope") == (min(speeds["rope"]), max(speeds["rope"]))
+
+
+def test_fine_tune_share_of_pre_training_steps_and_tokens():
+    for experiment in ("perplexity", "passkey"):
+        c = lab.settings(experiment)
+        pre = c["steps"] * c["batch"] * c["train_len"]
+        tuned = (
+            c["finetune_steps"] * c["batch"] * c["train_len"] * c["finetune_multiple"]
+        )
+        assert lab.tables.finetune_share(tokens=True) == pytest.approx(tuned / pre)
+        assert lab.tables.finetune_share(tokens=False) == pytest.approx(
+            c["finetune_steps"] / c["steps"]
+        )
+
+
 def test_committed_passkey_results_support_what_the_page_says():
     for name in ("learned", "sinusoidal", "rope", "alibi"):
         assert below("none", name, 1, acc_range)
@@ -375,6 +405,7 @@ def test_committed_passkey_results_support_what_the_page_says():
     rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
     assert rope == sorted(rope, reverse=True)  # "fades a step past L"
     assert below("rope", "alibi", 16, acc_range)
+    assert overlap("none", "alibi", 16, acc_range)  # "a range that overlaps ALiBi's"
     near, far = len(PASSKEY.depths) - 1, 0
     assert (
         lab.accuracy_range("alibi", 16, far)[1]

@@ -34,6 +34,7 @@ from posenc_docs.lab.results import (
     relative_speed,
     settings,
     source,
+    speed_range,
 )
 from posenc_docs.lab.tables import (
     config_table,
@@ -70,6 +71,7 @@ __all__ = [
     "provenance_table",
     "relative_speed",
     "source",
+    "speed_range",
     "speed_table",
     "tables",
     "yarn_passkey_table",

@@ -161,6 +161,16 @@ def dynamic_slow_down(multiple: int, results=None) -> float:
     return slow_down(d, ROPE_BASE, float(multiple), length, multiple * length)
 
 
+def speed_range(name: str, results=None) -> tuple[float, float]:
+    """(slowest, fastest) seed of ``name`` in training tokens per CPU-second.
+
+    The seeds do the same work, so the spread is timing noise.
+    """
+    runs = (results or load_results())["perplexity"]["runs"][name]
+    speeds = [seed["tokens_per_cpu_second"] for seed in runs]
+    return min(speeds), max(speeds)
+
+
 def relative_speed(name: str, results=None) -> float:
     """Mean training tokens per CPU-second of ``name`` over the sinusoidal model's.
 

@@ -18,6 +18,7 @@ from posenc_docs.lab.results import (
     provenance,
     relative_speed,
     settings,
+    speed_range,
 )
 from posenc_docs.pages.format import markdown_table
 
@@ -208,6 +209,26 @@ def paper_slowdown(name: str, reference: str = "sinusoidal") -> float:
 def lab_slowdown(name: str) -> float:
     """How much slower the lab's ``name`` trains than its sinusoidal model."""
     return 1 - relative_speed(name)
+
+
+def finetune_share(*, tokens: bool) -> float:
+    """A fine-tune's steps (or, ``tokens``, its tokens: its sequences are
+    ``finetune_multiple`` times longer) over pre-training's, the same in both
+    experiments."""
+    shares = set()
+    for experiment in ("perplexity", "passkey"):
+        c = settings(experiment)
+        longer = c["finetune_multiple"] if tokens else 1
+        shares.add(c["finetune_steps"] * longer / c["steps"])
+    (share,) = shares  # one number for the page, or the page must say two
+    return share
+
+
+def timing_spread() -> float:
+    """The largest fastest/slowest - 1 of any scheme's seeds: the same work timed
+    again, so how much the speed table can move between runs."""
+    ranges = [speed_range(n) for n in settings("perplexity")["schemes"]]
+    return max(fast / slow - 1 for slow, fast in ranges)
 
 
 def largest_other_slowdown() -> float:
