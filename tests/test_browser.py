@@ -525,3 +525,20 @@ def test_links_set_in_code_have_4_5_to_1_contrast(guarded, site_url, scheme):
     colours = tab.page.evaluate(LINKED_CODE_COLOURS)
     assert len(colours) >= 5
     assert min(contrast(fg, bg) for fg, bg in colours) >= 4.5, set(map(tuple, colours))
+
+
+def test_the_closed_navigation_drawer_takes_no_keyboard_focus(guarded, site_url):
+    """At 640 px the drawer is off-screen until opened; its links must not be tab
+    stops then (they were: about fifty invisible stops before the content), and
+    must be as soon as it opens."""
+    tab = guarded(width=640).open(f"{site_url}/part1/picture/")
+    links = tab.page.locator(".md-sidebar--primary a")
+    reachable = (
+        "els => els.filter(a => a.checkVisibility({visibilityProperty: true})).length"
+    )
+    focus = "a => { a.focus(); return document.activeElement === a; }"
+    assert links.count() > 20 and links.evaluate_all(reachable) == 0
+    assert not links.first.evaluate(focus)  # hidden: not focusable
+    tab.page.locator("label.md-header__button[for=__drawer]").click()
+    assert links.evaluate_all(reachable) == links.count()
+    assert links.first.evaluate(focus)

@@ -329,7 +329,7 @@ function makeHeat(label, vertical = false) {
     const { ctx, w, h: height } = fitCanvas(overlay);
     ctx.clearRect(0, 0, w, height);
     const at = [a, b].map((p) => ((p + 0.5) / n) * (vertical ? height : w));
-    for (const [x, name, colour] of [[at[0], "A", colours.a], [at[1], "B", colours.b]]) {
+    for (const [x, name, colour, text] of [[at[0], "A", colours.a, colours.onA], [at[1], "B", colours.b, colours.onB]]) {
       const ends = vertical ? [0, x, w, x] : [x, 0, x, height];
       for (const [stroke, width] of [["#fff", 4], ["#000", 1.5]]) {
         ctx.strokeStyle = stroke;
@@ -339,7 +339,7 @@ function makeHeat(label, vertical = false) {
       const [left, top] = vertical ? [w - 20, Math.min(Math.max(x - 8, 0), height - 16)] : [Math.min(Math.max(x - 9, 0), w - 18), 2];
       ctx.fillStyle = colour;
       ctx.fillRect(left, top, 18, 16);
-      ctx.fillStyle = colours.dark ? "#000" : "#fff";
+      ctx.fillStyle = text;
       ctx.font = "bold 12px system-ui, sans-serif";
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";

@@ -170,6 +170,9 @@ export function themeColours(node) {
     // Okabe-Ito: vermillion/blue on light, orange/sky blue on dark (>= 3:1 contrast).
     a: dark ? "#E69F00" : "#D55E00",
     b: dark ? "#56B4E9" : "#0072B2",
+    // Text on a marker of that colour: black on vermillion (5.4:1; white was 3.9:1).
+    onA: "#000",
+    onB: dark ? "#000" : "#fff",
     series: dark ? ["#56B4E9", "#E69F00", "#009E73", "#CC79A7"] : ["#0072B2", "#D55E00", "#009E73", "#CC79A7"],
     dark,
   };
