@@ -826,6 +826,12 @@ def test_alibi_lines_have_a_legend(guarded, site_url):
         ".map(l => l.getAttribute('stroke') + l.getAttribute('stroke-dasharray'))"
     )
     assert len(set(styles)) == 12  # every head's line can be told apart
+    dashes = page.evaluate(
+        "() => [...document.querySelectorAll("
+        "'[aria-label=\"Line of each head\"] line')]"
+        ".map(l => l.getAttribute('stroke-dasharray') || 'solid')"
+    )
+    assert all(len(set(dashes[i : i + 4])) == 4 for i in range(9))  # without colour
     # 12 heads: head 9's slope 2^-0.5 is steeper than head 1's 1/2, so the y axis
     # must reach -max(m) * far or head 9's line leaves the plot
     far = int(page.get_by_label("Position A").get_attribute("max"))  # n - 1

@@ -500,7 +500,9 @@ function drawRope(canvas, { omega, ropeFromZero, q, key }, { a, b, n }, colours)
 /** Line style of ALiBi head i (0-based). */
 function headStyle(i, colours) {
   const palette = HEAD_COLOURS[colours.dark ? "dark" : "light"];
-  return { colour: palette[i % palette.length], width: 1.5, dash: HEAD_DASHES[Math.floor(i / palette.length) % HEAD_DASHES.length] };
+  // Colour and dash cycle at different periods (5 and 4): no two of the first 20
+  // heads share both, and any four heads in a row differ by dash alone.
+  return { colour: palette[i % palette.length], width: 1.5, dash: HEAD_DASHES[i % HEAD_DASHES.length] };
 }
 
 function drawAlibi(canvas, slopes, { a, b, n }, colours) {
