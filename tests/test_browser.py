@@ -542,3 +542,20 @@ def test_the_closed_navigation_drawer_takes_no_keyboard_focus(guarded, site_url)
     tab.page.locator("label.md-header__button[for=__drawer]").click()
     assert links.evaluate_all(reachable) == links.count()
     assert links.first.evaluate(focus)
+
+
+def test_a_focused_control_is_not_hidden_under_the_sticky_header(guarded, site_url):
+    """WCAG 2.4.11: a field sitting under the 48 px header when it takes focus
+    (Shift+Tab upwards at 640 x 400) scrolls into view below it."""
+    tab = guarded(width=640)
+    tab.page.set_viewport_size({"width": 640, "height": 400})
+    tab.open(f"{site_url}/part1/picture/")
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    field = tab.page.get_by_label("Positions", exact=True)
+    field.evaluate("f => window.scrollBy(0, f.getBoundingClientRect().top - 10)")
+    assert field.evaluate("f => f.getBoundingClientRect().top") < 48  # covered
+    field.evaluate("f => f.focus()")
+    header = tab.page.evaluate(
+        "() => document.querySelector('.md-header').getBoundingClientRect().bottom"
+    )
+    assert field.evaluate("f => f.getBoundingClientRect().top") >= header
