@@ -161,24 +161,24 @@ def dynamic_slow_down(multiple: int, results=None) -> float:
     return slow_down(d, ROPE_BASE, float(multiple), length, multiple * length)
 
 
+def seed_speeds(name: str, results=None) -> list[float]:
+    """Training tokens per CPU-second of each seed of ``name`` (the perplexity
+    experiment's runs at L)."""
+    runs = (results or load_results())["perplexity"]["runs"][name]
+    return [seed["tokens_per_cpu_second"] for seed in runs]
+
+
 def speed_range(name: str, results=None) -> tuple[float, float]:
     """(slowest, fastest) seed of ``name`` in training tokens per CPU-second.
 
     The seeds do the same work, so the spread is timing noise.
     """
-    runs = (results or load_results())["perplexity"]["runs"][name]
-    speeds = [seed["tokens_per_cpu_second"] for seed in runs]
+    speeds = seed_speeds(name, results)
     return min(speeds), max(speeds)
 
 
 def relative_speed(name: str, results=None) -> float:
-    """Mean training tokens per CPU-second of ``name`` over the sinusoidal model's.
-
-    From the perplexity experiment's runs at L, averaged over seeds.
-    """
-    runs = (results or load_results())["perplexity"]["runs"]
-
-    def speed(n):
-        return fmean(seed["tokens_per_cpu_second"] for seed in runs[n])
-
-    return speed(name) / speed("sinusoidal")
+    """Mean training tokens per CPU-second of ``name`` over the sinusoidal model's,
+    averaged over seeds."""
+    results = results or load_results()
+    return fmean(seed_speeds(name, results)) / fmean(seed_speeds("sinusoidal", results))

@@ -5,6 +5,8 @@ macros, e.g. ``{{ lab.our_table() }}``. A cell of ours is the mean over seeds
 with the lowest and highest seed beneath it.
 """
 
+from statistics import fmean
+
 from posenc_docs.lab import paper, paper_passkey
 from posenc_docs.lab.results import (
     LABELS,
@@ -17,6 +19,7 @@ from posenc_docs.lab.results import (
     perplexity_range,
     provenance,
     relative_speed,
+    seed_speeds,
     settings,
     speed_range,
 )
@@ -116,10 +119,6 @@ def yarn_passkey_table() -> str:
     return _markdown(header, rows)
 
 
-def _mean_speed(runs: list, key: str) -> float:
-    return sum(r[key] for r in runs) / len(runs)
-
-
 def speed_table(results=None) -> str:
     """Markdown table: training speed, ours (CPU) and the ALiBi paper's (GPU).
 
@@ -128,10 +127,7 @@ def speed_table(results=None) -> str:
     """
     results = results or load_results()
     c = settings("perplexity", results)
-    runs = results["perplexity"]["runs"]
-    ours = {
-        n: round(_mean_speed(runs[n], "tokens_per_cpu_second")) for n in c["schemes"]
-    }
+    ours = {n: round(fmean(seed_speeds(n, results))) for n in c["schemes"]}
     theirs = {
         paper.LAB_NAME.get(k, k): v
         for k, v in paper.TABLE1_TRAIN_WORDS_PER_SECOND.items()
