@@ -2,6 +2,8 @@
 two every-page passes (test_pages_phone_light.py, test_pages_desktop_dark.py, one
 file each so two workers run them at once)."""
 
+import re
+
 from tests.conftest import figure_slugs
 
 RAW_TEX = ["$$", "\\frac", "\\sin", "\\(", "\\["]
@@ -77,3 +79,24 @@ def check_narrow(tab, page) -> None:
         "document.documentElement.scrollWidth - window.innerWidth"
     )
     assert overflow <= 1, f"{page}: {overflow}px wider than a 390 px screen"
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG contrast ratio of two opaque colours, CSS rgb() or #rgb / #rrggbb."""
+
+    def luminance(colour):
+        if colour.startswith("#"):
+            digits = (
+                colour[1:] if len(colour) == 7 else "".join(2 * c for c in colour[1:])
+            )
+            channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        else:
+            channels = [int(c) / 255 for c in re.findall(r"\d+", colour)[:3]]
+        linear = [
+            c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+            for c in channels
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted([luminance(foreground), luminance(background)], reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -19,7 +19,7 @@ import pytest
 import tinycss2
 
 from tests.conftest import ROOT
-from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT
+from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT, contrast
 
 sys.path.insert(0, str(ROOT / "hooks"))  # as MkDocs does for its hooks
 import material_bundle  # noqa: E402
@@ -496,21 +496,6 @@ def test_instant_navigation_keeps_the_stylesheets_it_loaded_with(guarded, site_u
         kept = tab.page.evaluate("window.loadedWith.map(l => l.isConnected)")
         assert kept == [True] * len(written), page  # and the page was not reloaded
     assert tab.errors == []
-
-
-def contrast(foreground: str, background: str) -> float:
-    """WCAG contrast ratio of two opaque CSS rgb() colours."""
-
-    def luminance(colour):
-        channels = [int(c) / 255 for c in re.findall(r"\d+", colour)[:3]]
-        linear = [
-            c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-            for c in channels
-        ]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    high, low = sorted([luminance(foreground), luminance(background)], reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 LINKED_CODE_COLOURS = """() => [...document.querySelectorAll('.md-typeset a code')]

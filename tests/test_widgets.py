@@ -17,6 +17,7 @@ import torch
 from posenc_docs import alibi, learned, rope, scaling, sinusoidal
 
 from .conftest import AXE, AXE_RUN, GuardedPage
+from .page_checks import contrast
 
 pytestmark = pytest.mark.browser
 
@@ -106,21 +107,6 @@ def test_plain_keys_in_a_widget_do_not_reach_materials_shortcuts(guarded, site_u
     assert live == []  # each slider step used to announce three readouts
 
 
-def _contrast(fg: str, bg: str) -> float:
-    """WCAG 2 contrast ratio of two #rrggbb or #rgb colours."""
-
-    def luminance(hex_colour):
-        digits = hex_colour[1:]
-        if len(digits) == 3:  # #rgb
-            digits = "".join(2 * c for c in digits)
-        rgb = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-    high, low = sorted((luminance(fg), luminance(bg)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_marker_letters_are_legible_on_their_marker(guarded, site_url, scheme):
     """The A and B on the heatmap markers: bold 12 px text, so WCAG's 4.5:1."""
@@ -132,7 +118,7 @@ def test_marker_letters_are_legible_on_their_marker(guarded, site_url, scheme):
     assert colours["dark"] == (scheme == "dark")
     for marker in ("a", "b"):
         on = colours["on" + marker.upper()]
-        assert _contrast(on, colours[marker]) >= 4.5, (scheme, marker, on)
+        assert contrast(on, colours[marker]) >= 4.5, (scheme, marker, on)
 
 
 def test_widget_javascript_ships_at_most_40_kb(site_dir):
