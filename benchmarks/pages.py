@@ -38,8 +38,7 @@ def measure_page(tab, url: str, known: dict | None = None) -> dict:
 
     The scroll waits for the page to say it is ready: a long page renders the
     blocks off screen in the second after load (docs/javascripts/widgets/index.js),
-    and a jump before that can move what is on screen (by 0.05-0.9 on 4 of 36
-    jumps at load over six pages, 390 and 1280 px; it always stays in place after).
+    and a jump to the end before that moves what is on screen (07: 0.24).
     """
     known = {} if known is None else known
     tab.without_cache()

@@ -118,19 +118,16 @@ const idle = () => new Promise((done) => requestIdleCallback(done, { timeout: 10
 // layout each time: the reader's scrolling and typing never wait), so a moment after
 // load the page is whole: exact heights for the scroll bar and a jump to the end.
 // Each stays marked as rendered: taking the root's class away would restyle every
-// element (its rule reaches any block).
-const BLOCKS = ".md-content__inner > *";
-const LAZY = CSS.supports("overflow-anchor", "auto"); // else rendered already (Safari)
-const render = (block) => (block.style.contentVisibility = "visible");
-
+// element of the page (its rule reaches any block).
 async function renderTheRest() {
-  const blocks = LAZY ? [...document.querySelectorAll(BLOCKS)] : [];
-  for (let next = 0; next < blocks.length; ) {
+  if (!CSS.supports("overflow-anchor", "auto")) return; // rendered already (Safari)
+  const blocks = [...document.querySelectorAll(".md-content__inner > *, .jp-Notebook > .jp-Cell")];
+  for (let i = 0; i < blocks.length; ) {
     await idle();
     const end = performance.now() + 8;
-    while (next < blocks.length && performance.now() < end) {
-      render(blocks[next]);
-      blocks[next++].offsetHeight; // lays it out now, within this turn
+    while (i < blocks.length && performance.now() < end) {
+      blocks[i].style.contentVisibility = "visible";
+      blocks[i++].offsetHeight; // lays it out now, within this turn
     }
   }
 }
