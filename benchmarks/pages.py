@@ -28,17 +28,13 @@ def measure_page(tab, url: str, known: dict | None = None) -> dict:
     """Load ``url`` in ``tab`` (a `GuardedPage`); gzip bytes, requests and CLS.
 
     The tab's cache is turned off (`GuardedPage.without_cache`): every byte a cold
-    reader downloads is counted, lazy images included (scrolled to the end once
-    the page is ready, then the network settles; settling before the scroll too gave the
+    reader downloads is counted, lazy images included (scrolled to the end at the
+    load event, then the network settles; settling before the scroll too gave the
     same bytes and CLS on all 45 pages, 0.13 s a page later).
 
     ``known`` (url -> gzip bytes), shared by the calls on one static site, spares
     reading and compressing again the bodies every page loads (stylesheets,
     scripts, fonts, the search index); each one is still requested and counted.
-
-    The scroll waits for the page to say it is ready: a long page renders the
-    blocks off screen in the second after load (docs/javascripts/widgets/index.js),
-    and a jump to the end before that moves what is on screen (07: 0.24).
     """
     known = {} if known is None else known
     tab.without_cache()
@@ -49,7 +45,6 @@ def measure_page(tab, url: str, known: dict | None = None) -> dict:
 
     tab.page.on("response", record)
     tab.page.goto(url, wait_until="load")
-    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
     tab.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     tab.settle()
     cls = tab.page.evaluate(CLS_SCRIPT)

@@ -5,8 +5,7 @@ they scroll, the palette and Material's start-up restyle only what changed, inst
 navigation keeps the stylesheets, links set in code keep their contrast, a formula a
 late font widens takes keyboard focus, notebook pages look the same with the whole of
 JupyterLab's stylesheet, pages with the whole of Material's, and no selector dropped
-from Material's matches an element, a long page renders only the blocks near the
-screen.
+from Material's matches an element.
 
 Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
@@ -174,10 +173,7 @@ def styled_differently(guarded, url, sheet, whole_css, *, minimum, **options):
         tab = guarded(**options)
         if whole:
             tab.page.route(sheet, lambda route: route.fulfill(**css))
-        tab.open(url).page.wait_for_selector(
-            "html[data-posenc-widgets=ready]", state="attached"
-        )  # a long page is whole only then (widgets/index.js)
-        tab.page.evaluate(TRANSITIONS_ENDED)
+        tab.open(url).page.evaluate(TRANSITIONS_ENDED)
         styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
         tab.page.context.close()
     assert len(styles[True]) > minimum, url
@@ -548,68 +544,3 @@ def test_a_focused_control_is_not_hidden_under_the_sticky_header(guarded, site_u
         "() => document.querySelector('.md-header').getBoundingClientRect().bottom"
     )
     assert field.evaluate("f => f.getBoundingClientRect().top") >= header
-
-
-# Each block of the content: its content skipped (not rendered), it on screen.
-BLOCKS = """() => [...document.querySelectorAll('.md-content__inner > *')].map(b => {
-  const inner = b.firstElementChild ?? b, box = b.getBoundingClientRect();
-  return {skipped: inner.checkVisibility()
-            && !inner.checkVisibility({contentVisibilityAuto: true}),
-          onScreen: box.top < innerHeight && box.bottom > 0};
-})"""
-# Each display formula and listing: skipped, scrolls sideways, takes keyboard focus.
-SCROLLERS = """() => [...document.querySelectorAll(
-    'div.arithmatex, .md-typeset .highlight > pre > code')].map(s => {
-  const inner = s.firstElementChild ?? s;
-  return {skipped: inner.checkVisibility()
-            && !inner.checkVisibility({contentVisibilityAuto: true}),
-          scrolls: s.scrollWidth > s.clientWidth, focusable: s.tabIndex === 0};
-})"""
-# Both, two frames after the page is parsed: what the first paint showed.
-AT_FIRST_PAINT = f"""document.addEventListener('DOMContentLoaded', () =>
-  requestAnimationFrame(() => requestAnimationFrame(() => {{
-    window.atFirstPaint = {{blocks: ({BLOCKS})(), scrollers: ({SCROLLERS})()}};
-  }})));"""
-SHIFT_AFTER_JUMP = """async () => {
-  let shift = 0;
-  new PerformanceObserver(list => list.getEntries().forEach(e => shift += e.value))
-    .observe({type: 'layout-shift'});
-  window.scrollTo(0, document.body.scrollHeight);
-  for (let i = 0; i < 10; i++) await new Promise(requestAnimationFrame);
-  return shift;
-}"""
-
-
-def test_a_long_page_paints_its_first_screen_then_renders_the_rest(guarded, site_url):
-    """07 on a phone: its first paint lays out the blocks on screen and few others
-    (content-visibility); a formula or listing not rendered yet takes keyboard
-    focus (it cannot be measured). By the time it is ready the page is whole: each
-    takes focus if it scrolls and no other, a jump to the end moves nothing, and a
-    link to a heading far down lands on it and stays there."""
-    page = f"{site_url}/part2/07-context-extension/"
-    tab = guarded(width=390)
-    tab.page.add_init_script(AT_FIRST_PAINT)
-    tab.open(page)
-    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
-    first = tab.page.evaluate("window.atFirstPaint")
-    blocks, scrollers = first["blocks"], first["scrollers"]
-    assert sum(b["skipped"] for b in blocks) > len(blocks) / 2, blocks
-    assert not [b for b in blocks if b["skipped"] and b["onScreen"]], blocks
-    waiting = [s for s in scrollers if s["skipped"]]
-    assert len(waiting) >= 10 and all(s["focusable"] for s in waiting), scrollers
-    assert not any(b["skipped"] for b in tab.page.evaluate(BLOCKS))
-    scrollers = tab.page.evaluate(SCROLLERS)
-    assert [s["scrolls"] for s in scrollers] == [s["focusable"] for s in scrollers]
-    assert any(s["scrolls"] for s in scrollers) and not all(
-        s["scrolls"] for s in scrollers
-    )
-    assert tab.page.evaluate(SHIFT_AFTER_JUMP) < 0.001
-    heading = "every-published-block-at-a-glance"
-    linked = guarded(width=390)  # a fresh load: the blocks above not rendered yet
-    linked.page.goto(f"{page}#{heading}", wait_until="load")
-    for wait_ms in (300, 1000):  # and as they are rendered
-        linked.page.wait_for_timeout(wait_ms)
-        top = linked.page.evaluate(f"document.getElementById('{heading}')"
-                                   ".getBoundingClientRect().top")  # fmt: skip
-        assert 0 <= top <= 120, f"{heading} at {top}px after {wait_ms} ms"
-    assert tab.blocked == linked.blocked == [] and tab.errors == linked.errors == []

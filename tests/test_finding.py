@@ -199,11 +199,8 @@ def phone_tables(browser, site_url, site_dir, html_pages) -> dict:
     for page in pages_with_tables(site_dir, html_pages):
         for javascript, tab in tabs.items():
             tab.page.goto(f"{site_url}/{page.parent.as_posix()}/", wait_until="load")
-            if javascript:  # wrapped, and every block rendered (a long page
-                # renders those off screen after load: widgets/index.js)
+            if javascript:
                 tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
-                ready = "html[data-posenc-widgets=ready]"
-                tab.page.wait_for_selector(ready, state="attached")
             boxes = tab.page.evaluate(TABLE_BOXES)
             seen[page, javascript] = boxes, settled_tables(tab)
     for tab in tabs.values():

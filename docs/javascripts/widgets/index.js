@@ -81,29 +81,17 @@ function themeFixes() {
 // mounts it, once it is on screen (its content.lazy feature, on here: mounting
 // every listing at start-up forced a layout for each one): until then, this does
 // it. A ResizeObserver reads the sizes after layout, so no layout is forced.
-// A block far from the screen is not rendered yet (content-visibility, extra.css):
-// the observer reports its content with no size, and it cannot be measured, so it
-// takes focus until it is (focus renders it); once measured it keeps focus only if
-// it scrolls (a focused one, once left). No style or layout is read to tell.
 const SCROLLERS = "div.arithmatex, .md-typeset .highlight > pre > code";
-const scrollers = new ResizeObserver((entries) => entries.forEach(fitFocus));
-// A display formula is itself such a block, sized while not rendered: watch its content.
-const content = (block) => (block.matches("div.arithmatex") && block.firstElementChild) || block;
-
-function fitFocus({ target, contentRect }) {
-  if (contentRect.width === 0) return; // not rendered (or in a closed block)
-  const block = target.closest(SCROLLERS);
-  if (block.scrollWidth > block.clientWidth) block.tabIndex = 0;
-  else if (block !== document.activeElement) block.removeAttribute("tabindex");
-  else block.addEventListener("blur", () => fitFocus({ target, contentRect }), { once: true });
-}
+const scrollers = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    if (target.scrollWidth > target.clientWidth) target.tabIndex = 0;
+    else target.removeAttribute("tabindex");
+  }
+});
 
 function observeScrollers() {
   scrollers.disconnect();
-  for (const block of document.querySelectorAll(SCROLLERS)) {
-    if (!block.closest("details:not([open])")) block.tabIndex = 0; // until measured
-    scrollers.observe(content(block));
-  }
+  document.querySelectorAll(SCROLLERS).forEach((block) => scrollers.observe(block));
 }
 
 // A KaTeX font that arrives late widens a formula without resizing its block, so
@@ -111,32 +99,11 @@ function observeScrollers() {
 document.fonts.addEventListener("loadingdone", observeScrollers);
 
 const nextFrame = () => new Promise(requestAnimationFrame);
-const idle = () => new Promise((done) => requestIdleCallback(done, { timeout: 1000 }));
-
-// The blocks a long page did not render at load (content-visibility, extra.css) are
-// rendered while it is idle, top down, a few at a time (at most 8 ms of styling and
-// layout each time: the reader's scrolling and typing never wait), so a moment after
-// load the page is whole: exact heights for the scroll bar and a jump to the end.
-// Each stays marked as rendered: taking the root's class away would restyle every
-// element of the page (its rule reaches any block).
-async function renderTheRest() {
-  if (!CSS.supports("overflow-anchor", "auto")) return; // rendered already (Safari)
-  const blocks = [...document.querySelectorAll(".md-content__inner > *, .jp-Notebook > .jp-Cell")];
-  for (let i = 0; i < blocks.length; ) {
-    await idle();
-    const end = performance.now() + 8;
-    while (i < blocks.length && performance.now() < end) {
-      blocks[i].style.contentVisibility = "visible";
-      blocks[i++].offsetHeight; // lays it out now, within this turn
-    }
-  }
-}
 
 async function onPage() {
   themeFixes();
   observeScrollers();
   await mountAll();
-  await renderTheRest();
   await document.fonts.ready; // the fonts this page asked for so far
   await nextFrame(); // the scrollers' observer reports after the next layout:
   await nextFrame(); // wait it out before saying ready
