@@ -13,19 +13,26 @@ import sys
 from pathlib import Path
 
 # Layout shifts so far, read at once: a buffered observer's records are there to
-# take as soon as it observes (a callback would come a task later, or never).
+# take as soon as it observes (a callback would come a task later, or never). Their
+# sum, and each shift's time and what moved (its first words, top and height
+# before and after), to say where a shift came from when there is one.
 CLS_SCRIPT = """async () => {
   for (let i = 0; i < 2; i++) await new Promise(requestAnimationFrame);
   const observer = new PerformanceObserver(() => {});
   observer.observe({type: "layout-shift", buffered: true});
   const shifts = observer.takeRecords().filter(e => !e.hadRecentInput);
   observer.disconnect();
-  return shifts.reduce((total, e) => total + e.value, 0);
+  const moved = ({node, previousRect: a, currentRect: b}) =>
+    `${node ? node.nodeName + " " + (node.textContent || "").trim().slice(0, 30) : "?"}`
+    + ` ${[a.y, a.height, b.y, b.height].map(Math.round)}`;
+  return {total: shifts.reduce((total, e) => total + e.value, 0),
+          shifts: shifts.map(e => [+e.value.toFixed(4), Math.round(e.startTime),
+                                   e.sources.map(moved)])};
 }"""
 
 
 def measure_page(tab, url: str, known: dict | None = None) -> dict:
-    """Load ``url`` in ``tab`` (a `GuardedPage`); gzip bytes, requests and CLS.
+    """Load ``url`` in ``tab`` (a `GuardedPage`); gzip bytes, requests, CLS and shifts.
 
     The tab's cache is turned off (`GuardedPage.without_cache`): every byte a cold
     reader downloads is counted, lazy images included (scrolled to the end at the
@@ -47,13 +54,18 @@ def measure_page(tab, url: str, known: dict | None = None) -> dict:
     tab.page.goto(url, wait_until="load")
     tab.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     tab.settle()
-    cls = tab.page.evaluate(CLS_SCRIPT)
+    shifts = tab.page.evaluate(CLS_SCRIPT)
     tab.page.remove_listener("response", record)
     for response in bodies:
         if response.ok and response.url not in known:
             known[response.url] = len(gzip.compress(response.body(), 6))
     sizes = {r.url: known[r.url] for r in bodies if r.ok}
-    return {"gzip": sum(sizes.values()), "requests": sizes, "cls": cls}
+    return {
+        "gzip": sum(sizes.values()),
+        "requests": sizes,
+        "cls": shifts["total"],
+        "shifts": shifts["shifts"],  # [value, ms, [what moved...]] each
+    }
 
 
 def main(site_dir: str) -> None:

@@ -26,7 +26,8 @@ def test_every_page_on_a_phone_in_light(guarded, site_url, html_pages):
     for page in html_pages:
         tab.requested.clear()
         result = measure_page(tab, url[page], known)
-        assert result["cls"] <= 0.02, f"{page}: layout shift {result['cls']:.3f}"
+        shift = f"{page}: layout shift {result['cls']:.3f}: {result['shifts']}"
+        assert result["cls"] <= 0.02, shift
         assert result["gzip"] <= 300_000, f"{page}: {result['gzip']:,} gzip bytes"
         sizes[page] = result["gzip"]
         figures += check_loaded(tab, page, "light")
