@@ -109,6 +109,7 @@ def bert_parameter_count(
     return embeddings + n_layer * block + d * d + d
 
 
+@lru_cache(maxsize=16)  # 04 reads its min and its max: one sweep
 def rope_decay_range(start: int, stop: int, d: int = 128, base: float = 10000.0):
     """Smallest and largest relative upper bound over distances start..stop."""
     distances = np.arange(start, stop + 1)  # (stop - start + 1,)
