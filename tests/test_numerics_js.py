@@ -1,5 +1,6 @@
 """The widgets' numerics.js against the package, run by Node on a grid (no build)."""
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="needs node")
 
 WIDTHS, BASES, FACTORS = (2, 8, 64, 128), (100.0, 10000.0, 500000.0), (1.5, 4.0, 32.0)
 LENGTHS, HEADS = (256, 4096), (1, 3, 8, 12, 32)
-STARTS, TOPS = (0, 20, 70, 5000), (1.0, 2.0, 4.0, 8.0, 40.0, 64.0)
+STARTS, TOPS = (0, 20, 70, 5000), (1.0, 1.3, 2.0, 4.0, 5.0, 8.0, 38.0, 40.0, 48.0, 64.0)
 
 SCRIPT = """
 import * as n from %s;
@@ -106,6 +107,17 @@ def test_slow_down_ticks_are_the_static_figures(js):
         extension_figures._scale_axes(ax, "t", top)
         assert js["ticks"][f"{top:g}"] == pytest.approx(list(ax.get_yticks())), top
         plt.close(fig)
+
+
+def test_slow_down_ticks_leave_room_between_labels(js):
+    """No two slow-down ticks closer than 1.5 times apart on the log axis (at factor
+    38 the widget labelled 32 and 38 on top of each other); the top one is the
+    factor, or a power of two within 10 % of it."""
+    for top in TOPS:
+        ticks = js["ticks"][f"{top:g}"]
+        assert ticks == sorted(ticks) and (ticks[0] == 1 or len(ticks) == 1), ticks
+        assert all(b / a >= 1.5 for a, b in itertools.pairwise(ticks)), (top, ticks)
+        assert abs(np.log2(ticks[-1] / top)) < np.log2(1.1) + 1e-9, (top, ticks)
 
 
 def test_tick_labels_decades_as_powers_of_ten(js):

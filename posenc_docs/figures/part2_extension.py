@@ -37,8 +37,9 @@ def _scale_axes(ax, title: str, ymax: float):
     ax.set_yscale("log")
     ax.set_ylim(0.85, ymax * 1.35)
     ticks = 2.0 ** np.arange(0, np.floor(np.log2(ymax)) + 1)  # 1, 2, 4, ...
-    if ymax / ticks[-1] > 1.1:  # label the top value too (e.g. 40)
-        ticks = np.append(ticks, round(ymax, 1))
+    if ymax / ticks[-1] > 1.1:  # label the top value too (e.g. 40), in place of a
+        near = ymax / ticks[-1] < 1.5  # power of two whose label it would touch
+        ticks = np.append(ticks[:-1] if near else ticks, round(ymax, 1))
     ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))

@@ -60,12 +60,17 @@ export function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
-/** Ticks 1, 2, 4, ... up to `top`, and `top` itself when it lies well between (e.g. 40),
+/** Ticks 1, 2, 4, ... up to `top`, and `top` itself when it lies well between (e.g. 40)
+ * in place of a power of two less than 1.5 times below it (their labels would touch),
  * as the static slow-down figures (posenc_docs.figures.part2_extension) label their axis. */
 export function powerOfTwoTicks(top) {
   const ticks = [];
   for (let t = 1; t <= top * (1 + 1e-12); t *= 2) ticks.push(t);
-  if (top / ticks[ticks.length - 1] > 1.1) ticks.push(Math.round(top * 10) / 10);
+  const last = ticks[ticks.length - 1];
+  if (top / last > 1.1) {
+    if (top / last < 1.5) ticks.pop();
+    ticks.push(Math.round(top * 10) / 10);
+  }
   return ticks;
 }
 
