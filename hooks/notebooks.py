@@ -206,10 +206,26 @@ def on_page_content(html, page, config, files):
     return html
 
 
+DOWNLOADS = """<p class="posenc-download">Download this notebook:
+<a href="{name}.ipynb" download>{name}.ipynb</a> for Jupyter, or
+<a href="{name}.py" download>{name}.py</a>, the same cells as a jupytext
+percent-format script you can run with Python.</p>"""
+
+
+def with_downloads(html: str, src_uri: str) -> str:
+    """A notebook page with links to its .ipynb and its .py right under its title
+    (added after the search index read the page: not text to search)."""
+    head, h1, rest = html.partition("</h1>")
+    if not h1:
+        raise PluginError(f"{src_uri}: a notebook must start with a # title")
+    return head + h1 + DOWNLOADS.format(name=Path(src_uri).stem) + rest
+
+
 def on_post_page(output, page, config):
     if not page.file.src_uri.startswith("notebooks/"):
         return output
-    output, path, css = shared_stylesheet(clean_notebook_html(output), page.url)
+    output = with_downloads(clean_notebook_html(output), page.file.src_uri)
+    output, path, css = shared_stylesheet(output, page.url)
     _stylesheets[path] = css
     return output
 

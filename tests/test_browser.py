@@ -110,8 +110,14 @@ def test_math_shows_with_javascript_off(guarded, site_url, page):
     assert not [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)], page
 
 
+# The content's first title and paragraph, in document order.
+READING_ORDER = """() => [...document.querySelectorAll('.md-content__inner :is(h1, p)')]
+  .slice(0, 2).map(e => [e.tagName, ...e.classList].join(' '))"""
+
+
 def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages):
-    """Each notebook page links its .py and its .ipynb, and both download."""
+    """Each notebook page links its .py and its .ipynb, and both download, from
+    the paragraph right under its title (a reader meets the title first)."""
     notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
     assert len(notebooks) >= 2
     for page in notebooks:
@@ -125,6 +131,7 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
             fetched[suffix] = response.text()
         assert "# %%" in fetched[".py"], page
         assert json.loads(fetched[".ipynb"])["cells"], page
+        assert tab.page.evaluate(READING_ORDER) == ["H1", "P posenc-download"], page
         tab.page.context.close()
 
 

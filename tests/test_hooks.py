@@ -269,6 +269,20 @@ def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
         notebooks.clean_notebook_html("<div>no loaders here</div>")
 
 
+def test_notebook_download_links_follow_the_title():
+    page = '<div class="cell"><h1 id="t">08 Code<a href="#t">¶</a></h1><p>Intro</p>'
+    linked = notebooks.with_downloads(page, "notebooks/four_methods.py")
+    title, _, after = linked.partition("</h1>")
+    assert title == page.partition("</h1>")[0]  # nothing before the title
+    assert after.startswith('<p class="posenc-download">') and after.endswith(
+        "<p>Intro</p>"
+    )
+    assert 'href="four_methods.ipynb" download' in after
+    assert 'href="four_methods.py" download' in after
+    with pytest.raises(PluginError, match="# title"):
+        notebooks.with_downloads("<p>no title</p>", "notebooks/x.py")
+
+
 def test_stdout_split_by_flush_timing_is_joined():
     output = (
         '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"'
