@@ -110,6 +110,21 @@ def test_math_shows_with_javascript_off(guarded, site_url, page):
     assert not [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)], page
 
 
+@pytest.mark.parametrize("page", ["part2/04-rope/", "notebooks/four_methods/"])
+def test_headings_are_named_without_their_permalink(guarded, site_url, page):
+    """hooks/headings.py: a screen reader's list of headings reads "The rotation",
+    not "The rotation ¶"; the permalink still shows when the heading is hovered."""
+    tab = guarded(width=1280).open(f"{site_url}/{page}")
+    tree = tab.page.locator(".md-content").aria_snapshot()
+    names = re.findall(r'heading "([^"]*)"', tree)
+    assert len(names) >= 5 and "¶" not in tree, names
+    heading = tab.page.locator(".md-content h2").first
+    heading.hover()
+    link = heading.locator(".headerlink, .anchor-link")
+    assert link.is_visible() and link.get_attribute("tabindex") == "-1"
+    assert tab.errors == []
+
+
 # The content's first title and paragraph, in document order.
 READING_ORDER = """() => [...document.querySelectorAll('.md-content__inner :is(h1, p)')]
   .slice(0, 2).map(e => [e.tagName, ...e.classList].join(' '))"""

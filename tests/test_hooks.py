@@ -31,6 +31,7 @@ def load(name: str):
 build_assets = load("build_assets")
 macros = load("macros")
 notebooks = load("notebooks")
+headings = load("headings")
 
 
 def test_missing_katex_stops_the_build_with_instructions(tmp_path):
@@ -267,6 +268,20 @@ def test_tables_get_a_scroll_hint_and_nothing_else_changes():
 def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
     with pytest.raises(PluginError, match="changed shape"):
         notebooks.clean_notebook_html("<div>no loaders here</div>")
+
+
+def test_heading_permalinks_are_hidden_from_assistive_technology():
+    page = (
+        '<h2 id="r">The rotation<a class="headerlink" href="#r" title="Permanent'
+        ' link">&para;</a></h2><h2 id="n">Cell<a class="anchor-link" href="#n">¶</a>'
+        '</h2><h3 id="f"><code>f</code><a href="#f" class="headerlink">&para;</a>'
+        '</h3><p><a class="headerlinks" href="#r">text</a></p>'
+    )  # Python-Markdown's, JupyterLab's, mkdocstrings' (href first), another link
+    hidden = headings.without_permalink_names(page)
+    assert hidden.count('<a aria-hidden="true" tabindex="-1" ') == 3
+    assert '<a aria-hidden="true" tabindex="-1" href="#f" class="headerlink">' in hidden
+    assert '<a class="headerlinks" href="#r">text</a>' in hidden  # other links stay
+    assert hidden.replace('aria-hidden="true" tabindex="-1" ', "") == page
 
 
 def test_notebook_download_links_follow_the_title():
