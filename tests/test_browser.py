@@ -419,6 +419,34 @@ def test_the_color_scheme_meta_is_right_before_the_body_and_left_alone(
     assert tab.errors == []
 
 
+FOCUSED_NAME = "document.activeElement.getAttribute('aria-label')"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_palette_toggle_a_keyboard_reaches_says_what_it_does(
+    guarded, site_url, scheme
+):
+    """overrides/main.html: on a first visit Tab reaches the radio of the scheme
+    shown, named for the switch it makes (Material checks none until a click, so
+    Tab reached "Switch to dark mode" on a dark page); after a switch, the other."""
+    tab = guarded(color_scheme=scheme).open(f"{site_url}/part1/order/")
+    other = {"light": "dark", "dark": "light"}[scheme]
+    for _ in range(8):  # skip link, menu, ..., the palette's radios
+        tab.page.keyboard.press("Tab")
+        if tab.page.evaluate("document.activeElement.name === '__palette'"):
+            break
+    assert tab.page.evaluate(FOCUSED_NAME) == f"Switch to {other} mode"
+    tab.page.keyboard.press("Space")  # the same radio: nothing changes
+    assert tab.page.evaluate(COMPUTED_SCHEME) == scheme
+    tab.page.locator("label[for^='__palette_']:not([hidden])").click()
+    tab.page.wait_for_function(f"{COMPUTED_SCHEME} === '{other}'")
+    checked = "[data-md-component=palette] input:checked"
+    assert tab.page.locator(checked).get_attribute("aria-label") == (
+        f"Switch to {scheme} mode"
+    )
+    assert tab.errors == []
+
+
 def test_a_class_change_on_the_root_restyles_only_what_depends_on_it(guarded, site_url):
     """hooks/material_bundle.py: with Material's `table:not([class]) td > :first-
     child` Chromium restyled every element (3,557 on this page) whenever the root's
