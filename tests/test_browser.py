@@ -344,6 +344,36 @@ def test_listings_mount_when_seen_and_scroll_by_keyboard_before(guarded, site_ur
     assert tab.blocked == [] and tab.errors == []
 
 
+# Each listing's file name whose text runs under its copy button: [name, overlap px].
+NAMES_UNDER_COPY = """() => [...document.querySelectorAll('.highlight')]
+  .flatMap(block => {
+  const name = block.querySelector(':scope > .filename');
+  const button = block.querySelector('.md-code__nav');
+  if (!name || !button || !name.getClientRects().length) return [];
+  const text = document.createRange();
+  text.selectNodeContents(name);
+  const [t, b] = [text.getBoundingClientRect(), button.getBoundingClientRect()];
+  const under = t.right > b.left && t.bottom > b.top && t.top < b.bottom;
+  return under ? [[name.textContent.trim(), Math.round(t.right - b.left)]] : [];
+})"""
+
+
+@pytest.mark.parametrize("page", ["part3/windows/", "part2/07-context-extension/"])
+def test_listing_names_stay_clear_of_the_copy_button_on_a_phone(
+    guarded, site_url, page
+):
+    """extra.css: a long file name (posenc_docs/examples/part3_windows/...) wraps
+    before Material's copy button instead of running under it (by 19 px)."""
+    tab = guarded(width=390).open(f"{site_url}/{page}")
+    names = tab.page.locator(".md-typeset > .highlight > .filename")
+    assert names.count() >= 3
+    for i in range(names.count()):  # Material adds the button once a listing is seen
+        names.nth(i).scroll_into_view_if_needed()
+        names.nth(i).locator("xpath=..").locator(".md-code__nav").wait_for()
+    assert tab.page.evaluate(NAMES_UNDER_COPY) == []
+    assert tab.errors == []
+
+
 # Records each time the body gains (true) or loses (false) Material's mark for a
 # palette switch, from before any of the page's scripts run.
 RECORD_SWITCHING = """
