@@ -11,6 +11,8 @@ bare text; outside it nothing changes.
 Printed output wraps at spaces on a narrow screen (``docs/stylesheets/extra.css``),
 except output laid out in columns, padded with runs of spaces: wrapped, its columns
 fall apart, so it is marked ``posenc-aligned`` and scrolls sideways instead.
+
+A listing's file name too long for a phone breaks after a ``/``, not inside a word.
 """
 
 import html
@@ -48,5 +50,18 @@ def aligned_outputs(page_html: str) -> str:
     return OUTPUT.sub(mark, page_html)
 
 
+FILE_NAME = re.compile(r'<span class="filename">([^<]*)</span>')
+
+
+def breakable_file_names(page_html: str) -> str:
+    """The page with a line-break opportunity after each ``/`` of a listing's
+    file name (``<wbr>``: nothing to see, select or copy)."""
+
+    def mark(name: re.Match) -> str:
+        return f'<span class="filename">{name[1].replace("/", "/<wbr>")}</span>'
+
+    return FILE_NAME.sub(mark, page_html)
+
+
 def on_post_page(output, page, config):
-    return aligned_outputs(without_plain_tokens(output))
+    return breakable_file_names(aligned_outputs(without_plain_tokens(output)))

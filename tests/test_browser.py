@@ -358,12 +358,22 @@ NAMES_UNDER_COPY = """() => [...document.querySelectorAll('.highlight')]
 })"""
 
 
+# Parts of listings' file names (between slashes) that wrap onto two lines.
+NAME_PARTS_SPLIT = """() => [...document.querySelectorAll('.highlight > .filename')]
+  .flatMap(name => [...name.childNodes].filter(part => {
+    const range = document.createRange();
+    range.selectNodeContents(part);
+    return part.nodeType === Node.TEXT_NODE && range.getClientRects().length > 1;
+  }).map(part => part.textContent))"""
+
+
 @pytest.mark.parametrize("page", ["part3/windows/", "part2/07-context-extension/"])
 def test_listing_names_stay_clear_of_the_copy_button_on_a_phone(
     guarded, site_url, page
 ):
     """extra.css: a long file name (posenc_docs/examples/part3_windows/...) wraps
-    before Material's copy button instead of running under it (by 19 px)."""
+    before Material's copy button instead of running under it (by 19 px), and
+    after a "/", not inside a word."""
     tab = guarded(width=390).open(f"{site_url}/{page}")
     names = tab.page.locator(".md-typeset > .highlight > .filename")
     assert names.count() >= 3
@@ -371,6 +381,7 @@ def test_listing_names_stay_clear_of_the_copy_button_on_a_phone(
         names.nth(i).scroll_into_view_if_needed()
         names.nth(i).locator("xpath=..").locator(".md-code__nav").wait_for()
     assert tab.page.evaluate(NAMES_UNDER_COPY) == []
+    assert tab.page.evaluate(NAME_PARTS_SPLIT) == []  # hooks/listings.py
     assert tab.errors == []
 
 

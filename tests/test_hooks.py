@@ -558,6 +558,18 @@ def test_listings_keep_their_text_and_lose_only_unstyled_spans(source):
     assert '<span class="n">x</span>' in listings.without_plain_tokens(page)
 
 
+def test_listing_file_names_may_break_after_each_slash():
+    listings = load("listings")
+    page = (
+        '<span class="filename">posenc_docs/examples/x.py</span>'
+        '<pre><code>a/b</code></pre><span class="filenames">c/d</span>'
+    )
+    assert listings.breakable_file_names(page) == (
+        '<span class="filename">posenc_docs/<wbr>examples/<wbr>x.py</span>'
+        '<pre><code>a/b</code></pre><span class="filenames">c/d</span>'
+    )
+
+
 def test_listings_unwrap_names_whitespace_and_empty_spans_in_real_code():
     listings = load("listings")
     source = (ROOT / "posenc_docs" / "rope.py").read_text(encoding="utf-8")
