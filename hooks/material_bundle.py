@@ -32,6 +32,10 @@ than anything else the page does while it loads.
 - **Tables wrapped at build time left in place.** Material moves each table into
   its scroll wrapper at start-up; `hooks/tables.py` writes the wrapper into the
   page, and patched, Material leaves a table already inside one.
+- **A listing's buttons not a landmark.** Material holds each listing's copy
+  button in a `<nav>`: an unnamed navigation landmark per listing (9 of 07's 21)
+  in a screen reader's list of landmarks. Patched, a `<div>` of the same class
+  holds them.
 - **Tables without a class test.** Material styles plain tables, their cells,
   rows and links with rules such as `table:not([class]) td`; Chromium cannot tell
   which element's class such a test is about, so any change of any element's
@@ -90,6 +94,10 @@ PATCHES = {
     "colour-scheme meta written only on a change": (
         "return o.content=a.colorScheme,",
         "return o.content!==a.colorScheme&&(o.content=a.colorScheme),",
+    ),
+    "a listing's buttons in a div, not a nav landmark": (
+        'x("nav",{class:"md-code__nav"})',
+        'x("div",{class:"md-code__nav"})',
     ),
 }
 

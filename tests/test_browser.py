@@ -385,6 +385,25 @@ def test_listing_names_stay_clear_of_the_copy_button_on_a_phone(
     assert tab.errors == []
 
 
+LISTING_BUTTONS = """() => ({
+  holders: document.querySelectorAll('.highlight .md-code__nav').length,
+  navs: document.querySelectorAll('.highlight nav').length })"""
+
+
+def test_listing_buttons_are_not_landmarks(guarded, site_url):
+    """hooks/material_bundle.py: Material held each listing's copy button in an
+    unnamed <nav>, a navigation landmark per listing (9 of 21 on 07) in a screen
+    reader's list of landmarks; a <div> of the same class holds it."""
+    tab = guarded(width=1280).open(f"{site_url}/part2/07-context-extension/")
+    listings = tab.page.locator(".md-typeset > .highlight")
+    for i in range(listings.count()):  # Material adds the buttons once one is seen
+        listings.nth(i).scroll_into_view_if_needed()
+        listings.nth(i).locator(".md-code__nav").wait_for(state="attached")
+    found = tab.page.evaluate(LISTING_BUTTONS)
+    assert found["holders"] >= 5 and found["navs"] == 0, found
+    assert tab.errors == []
+
+
 # Records each time the body gains (true) or loses (false) Material's mark for a
 # palette switch, from before any of the page's scripts run.
 RECORD_SWITCHING = """
