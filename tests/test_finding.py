@@ -129,6 +129,20 @@ def test_404_page_has_a_search_form_and_a_way_home(site_dir):
 
 
 @pytest.mark.build
+def test_every_table_header_cell_says_what_its_column_holds(site_dir, html_pages):
+    """A screen reader reads a column's header with each of its cells: an empty
+    one (the lab's run table had one) reads as nothing (axe-core: empty-table-
+    header)."""
+    empty = [
+        page.as_posix()
+        for page in html_pages
+        for cell in page_soup(site_dir / page).select("thead th")
+        if not cell.get_text(strip=True)
+    ]
+    assert empty == []
+
+
+@pytest.mark.build
 def test_notebook_pages_offer_ipynb_and_py_that_exist_in_the_site(site_dir, html_pages):
     notebooks = [page for page in html_pages if page.parts[0] == "notebooks"]
     assert len(notebooks) >= 2

@@ -181,7 +181,7 @@ def provenance_table(results=None) -> str:
             f"Python {m['python']}",
         ],
     ]
-    return _markdown(["", "committed run"], rows)
+    return _markdown(["what", "committed run"], rows)  # a named header cell
 
 
 def config_table(experiment: str = "perplexity", results=None) -> str:
