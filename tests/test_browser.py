@@ -112,8 +112,8 @@ def test_math_shows_with_javascript_off(guarded, site_url, page):
 
 @pytest.mark.parametrize("page", ["part2/04-rope/", "notebooks/four_methods/"])
 def test_headings_are_named_without_their_permalink(guarded, site_url, page):
-    """hooks/headings.py: a screen reader's list of headings reads "The rotation",
-    not "The rotation ¶"; the permalink still shows when the heading is hovered."""
+    """hooks/accessible_names.py: a screen reader's list of headings reads "The
+    rotation", not "The rotation ¶"; the permalink still shows on hover."""
     tab = guarded(width=1280).open(f"{site_url}/{page}")
     tree = tab.page.locator(".md-content").aria_snapshot()
     names = re.findall(r'heading "([^"]*)"', tree)
@@ -388,6 +388,24 @@ def test_listing_names_stay_clear_of_the_copy_button_on_a_phone(
 LISTING_BUTTONS = """() => ({
   holders: document.querySelectorAll('.highlight .md-code__nav').length,
   navs: document.querySelectorAll('.highlight nav').length })"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_navigation_landmark_has_a_name(guarded, site_url, width):
+    """hooks/accessible_names.py and material_bundle.py: a screen reader's list of
+    landmarks names each navigation (Material's sections had none: 4 on every
+    page, and a listing's buttons one each)."""
+    tab = guarded(width=width).open(f"{site_url}/part2/07-context-extension/")
+    cdp = tab.page.context.new_cdp_session(tab.page)
+    tree = cdp.send("Accessibility.getFullAXTree")
+    names = [
+        node.get("name", {}).get("value", "")
+        for node in tree["nodes"]
+        if node.get("role", {}).get("value") == "navigation" and not node["ignored"]
+    ]
+    assert all(names) and len(names) >= 3, names  # the phone's drawer is shut
+    if width > 1000:  # the sections, in the sidebar
+        assert {"Lab", "Part I — Positional encoding"} <= set(names), names
 
 
 def test_listing_buttons_are_not_landmarks(guarded, site_url):

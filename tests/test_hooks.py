@@ -31,7 +31,7 @@ def load(name: str):
 build_assets = load("build_assets")
 macros = load("macros")
 notebooks = load("notebooks")
-headings = load("headings")
+accessible_names = load("accessible_names")
 
 
 def test_missing_katex_stops_the_build_with_instructions(tmp_path):
@@ -277,11 +277,25 @@ def test_heading_permalinks_are_hidden_from_assistive_technology():
         '</h2><h3 id="f"><code>f</code><a href="#f" class="headerlink">&para;</a>'
         '</h3><p><a class="headerlinks" href="#r">text</a></p>'
     )  # Python-Markdown's, JupyterLab's, mkdocstrings' (href first), another link
-    hidden = headings.without_permalink_names(page)
+    hidden = accessible_names.without_permalink_names(page)
     assert hidden.count('<a aria-hidden="true" tabindex="-1" ') == 3
     assert '<a aria-hidden="true" tabindex="-1" href="#f" class="headerlink">' in hidden
     assert '<a class="headerlinks" href="#r">text</a>' in hidden  # other links stay
     assert hidden.replace('aria-hidden="true" tabindex="-1" ', "") == page
+
+
+def test_navigation_sections_are_named_by_their_title():
+    section = (
+        '<nav class="md-nav" data-md-level="1" aria-labelledby="__nav_6_label"'
+        ' aria-expanded="false">\n <label class="md-nav__title" for="__nav_6">\n'
+        ' <span class="md-nav__icon md-icon"></span>\n Part III &#8212; today\n'
+        " </label>\n <ul>"
+    )  # Material's, with the label it names it by missing (only an icon, or none)
+    other = "<nav aria-labelledby=x>"  # any other nav is left alone
+    expected = section.replace(
+        'aria-labelledby="__nav_6_label"', 'aria-label="Part III &#8212; today"'
+    )
+    assert accessible_names.with_section_names(section + other) == expected + other
 
 
 def test_notebook_download_links_follow_the_title():
