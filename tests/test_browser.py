@@ -347,15 +347,15 @@ def test_listings_mount_when_seen_and_scroll_by_keyboard_before(guarded, site_ur
 # Each listing's file name whose text runs under its copy button: [name, overlap px].
 NAMES_UNDER_COPY = """() => [...document.querySelectorAll('.highlight')]
   .flatMap(block => {
-  const name = block.querySelector(':scope > .filename');
-  const button = block.querySelector('.md-code__nav');
-  if (!name || !button || !name.getClientRects().length) return [];
-  const text = document.createRange();
-  text.selectNodeContents(name);
-  const [t, b] = [text.getBoundingClientRect(), button.getBoundingClientRect()];
-  const under = t.right > b.left && t.bottom > b.top && t.top < b.bottom;
-  return under ? [[name.textContent.trim(), Math.round(t.right - b.left)]] : [];
-})"""
+    const name = block.querySelector(':scope > .filename');
+    const button = block.querySelector('.md-code__nav');
+    if (!name || !button || !name.getClientRects().length) return [];
+    const text = document.createRange();
+    text.selectNodeContents(name);
+    const [t, b] = [text.getBoundingClientRect(), button.getBoundingClientRect()];
+    const under = t.right > b.left && t.bottom > b.top && t.top < b.bottom;
+    return under ? [[name.textContent.trim(), Math.round(t.right - b.left)]] : [];
+  })"""
 
 
 # Parts of listings' file names (between slashes) that wrap onto two lines.
@@ -390,6 +390,20 @@ LISTING_BUTTONS = """() => ({
   navs: document.querySelectorAll('.highlight nav').length })"""
 
 
+def test_listing_buttons_are_not_landmarks(guarded, site_url):
+    """hooks/material_bundle.py: Material held each listing's copy button in an
+    unnamed <nav>, a navigation landmark per listing (9 of 21 on 07) in a screen
+    reader's list of landmarks; a <div> of the same class holds it."""
+    tab = guarded(width=1280).open(f"{site_url}/part2/07-context-extension/")
+    listings = tab.page.locator(".md-typeset > .highlight")
+    for i in range(listings.count()):  # Material adds the buttons once one is seen
+        listings.nth(i).scroll_into_view_if_needed()
+        listings.nth(i).locator(".md-code__nav").wait_for(state="attached")
+    found = tab.page.evaluate(LISTING_BUTTONS)
+    assert found["holders"] >= 5 and found["navs"] == 0, found
+    assert tab.errors == []
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_every_navigation_landmark_has_a_name(guarded, site_url, width):
     """hooks/accessible_names.py and material_bundle.py: a screen reader's list of
@@ -406,20 +420,6 @@ def test_every_navigation_landmark_has_a_name(guarded, site_url, width):
     assert all(names) and len(names) >= 3, names  # the phone's drawer is shut
     if width > 1000:  # the sections, in the sidebar
         assert {"Lab", "Part I — Positional encoding"} <= set(names), names
-
-
-def test_listing_buttons_are_not_landmarks(guarded, site_url):
-    """hooks/material_bundle.py: Material held each listing's copy button in an
-    unnamed <nav>, a navigation landmark per listing (9 of 21 on 07) in a screen
-    reader's list of landmarks; a <div> of the same class holds it."""
-    tab = guarded(width=1280).open(f"{site_url}/part2/07-context-extension/")
-    listings = tab.page.locator(".md-typeset > .highlight")
-    for i in range(listings.count()):  # Material adds the buttons once one is seen
-        listings.nth(i).scroll_into_view_if_needed()
-        listings.nth(i).locator(".md-code__nav").wait_for(state="attached")
-    found = tab.page.evaluate(LISTING_BUTTONS)
-    assert found["holders"] >= 5 and found["navs"] == 0, found
-    assert tab.errors == []
 
 
 # Records each time the body gains (true) or loses (false) Material's mark for a
