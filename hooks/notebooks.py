@@ -5,7 +5,8 @@ saying which one no longer does (mkdocs-jupyter changed its HTML). Notebook page
 take the site's look: code cells get Material's syntax colours (JupyterLab's are
 dropped), and ``notebook.css`` beside this file is appended to the shared notebook
 stylesheet. Each notebook is also served as an unexecuted ``.ipynb`` next to its
-``.py``, made in memory with the same bytes on every build. A notebook's page
+``.py``, made in memory with the same bytes on every build, both linked under the
+page's title. A notebook's page
 description is its jupytext header's ``description``. Notebooks execute in a
 background thread from ``on_files`` on, one after another, into mkdocs-jupyter's
 cache: the kernel is a process of its own, so other pages build meanwhile, and a
