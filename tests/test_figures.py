@@ -85,3 +85,24 @@ def test_the_id_renaming_keeps_structure():
 def test_unknown_theme_is_refused():
     with pytest.raises(ValueError, match="theme"):
         FIGURES[0].draw(**FIGURES[0].params, theme="sepia")
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_finetune_accuracy_ranges_are_bars_set_apart(phone):
+    """The fine-tune figure's accuracy panel shows each model's seed range as a bar
+    (six filled bands overlapped into one murky area): no band there, and no two
+    bars at one x. The perplexity panel keeps its narrow bands."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    fig = draw("lab-finetune", "light", phone)
+    perplexity, accuracy = fig.axes[:2]
+    bars = [
+        segment[0][0]
+        for collection in accuracy.collections
+        if isinstance(collection, LineCollection)
+        for segment in collection.get_segments()
+    ]
+    assert not any(isinstance(c, PolyCollection) for c in accuracy.collections)
+    assert len(bars) == 6 * 5 and len({round(x, 6) for x in bars}) == len(bars)
+    assert sum(isinstance(c, PolyCollection) for c in perplexity.collections) == 6
+    plt.close(fig)

@@ -39,15 +39,19 @@ STYLE = {
 CMAP = "cividis"  # sequential, readable with every common colour-vision deficiency
 
 
-def _curve(ax, name, x, y, label, band=None):
+def _curve(ax, name, x, y, label, band=None, bars=False):
     colour, marker, line = STYLE[name]
     ax.plot(x, y, color=colour, marker=marker, ls=line, label=label, lw=1.8, ms=5)
-    if band is not None:  # the lowest and highest seed
+    if band is not None and bars:  # the lowest and highest seed, a bar at each x
+        ax.vlines(x, *band, color=colour, lw=1.5)
+    elif band is not None:
         ax.fill_between(x, *band, color=colour, alpha=0.2, lw=0)
 
 
-def _seed_curve(ax, name, experiment, results):
-    """Mean over seeds with a min-max band, at every length the model ran."""
+def _seed_curve(ax, name, experiment, results, dodge=None):
+    """Mean over seeds with a min-max band, at every length the model ran; with
+    ``dodge`` (octaves), min-max bars instead, the curve moved that far sideways so
+    that wide ranges of neighbouring curves stay apart."""
     c = settings(experiment, results)
     values = perplexities if experiment == "perplexity" else accuracies
     ran = [
@@ -60,9 +64,11 @@ def _seed_curve(ax, name, experiment, results):
     band = (scale * seeds.min(1), scale * seeds.max(1))
     failed = len(ran) < len(c["eval_multiples"])
     label = f"{LABELS[name]} (×: IndexError)" if failed else LABELS[name]
-    _curve(ax, name, ran, scale * seeds.mean(1), label, band)
+    shift = 1.0 if dodge is None else 2.0**dodge
+    x = shift * np.array(ran, dtype=float)
+    _curve(ax, name, x, scale * seeds.mean(1), label, band, bars=dodge is not None)
     if failed:  # a cross where the next value would be, named in the legend
-        where = (c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
+        where = (shift * c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
         ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
 
 
@@ -92,6 +98,7 @@ def _legend(ax):
 
 
 XLABEL = "evaluation length / training length L"
+PASSKEY_DODGE = 0.07  # octaves between neighbouring curves' min-max bars
 
 
 def paper_vs_lab(*, theme: str):
@@ -143,9 +150,10 @@ def finetune(*, theme: str, stacked: bool = False):
     shape, size = ((2, 1), (5, 7.5)) if stacked else ((1, 2), (9, 4))
     with themed(theme) as colours:
         fig, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
-        for name in names:
+        for i, name in enumerate(names):  # accuracy ranges are wide: bars, apart
             _seed_curve(left, name, "perplexity", results)
-            _seed_curve(right, name, "passkey", results)
+            dodge = PASSKEY_DODGE * (i - (len(names) - 1) / 2)
+            _seed_curve(right, name, "passkey", results, dodge=dodge)
         _floor(left, results, colours)
         _axes(left, "perplexity (log scale)", XLABEL)
         _axes(right, "passkey accuracy, all depths (%)", XLABEL, log_y=False)
@@ -246,8 +254,10 @@ FIGURES = [
             "line at 4 L, the fine-tuning length. First, perplexity on log axes; "
             "second, passkey accuracy in percent. Solid lines: RoPE, RoPE with PI "
             "and RoPE with YaRN, zero-shot. Dashed lines of the same colours: the "
-            "same three after a short fine-tune at 4 L. Mean of three seeds with "
-            "min-max bands; the values are in the tables."
+            "same three after a short fine-tune at 4 L. Each point is the mean of "
+            "three seeds: on the left with a min-max band, on the right with a "
+            "min-max bar, the six curves set slightly apart sideways so that their "
+            "bars do not overlap. The values are in the tables."
         ),
     ),
     FigureSpec(
