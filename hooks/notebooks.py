@@ -48,6 +48,9 @@ CODE_CELL = 'class="highlight-ipynb hl-python"><pre>'
 # that nbconvert gives the whole input cell
 SITE_CODE_CELL = 'class="highlight highlight-ipynb hl-python"><pre tabindex="0">'
 FOCUSABLE_INPUT = '<div class="jp-Cell-inputWrapper" tabindex="0">'
+# mkdocs-jupyter's template puts a comma between a copy button's attributes, which
+# its HTML parser keeps as an attribute named ","
+COPY_BUTTON_COMMA = '<clipboard-copy ,="" '
 JUPYTER_SYNTAX = re.compile(r"^\.highlight-ipynb[ .][^\n]*\n", re.MULTILINE)
 SITE_CSS = Path(__file__).with_name("notebook.css")
 
@@ -60,14 +63,17 @@ def clean_notebook_html(html: str) -> str:
     order (``cell-N`` is taken by the copy buttons' text); stdout split into several
     outputs by flush timing is joined into one. Code cells get Material's
     ``highlight`` class, so they are coloured like every other listing, and the
-    code itself, not its cell, is the tab stop, so a keyboard can scroll it.
+    code itself, not its cell, is the tab stop, so a keyboard can scroll it. Copy
+    buttons lose the stray comma between their attributes.
     """
     for pattern in NOTEBOOK_CRUFT:
         html, found = re.subn(pattern, "", html, flags=re.DOTALL)
         if not found:
             raise PluginError(f"notebook page changed shape: {pattern!r} not found")
-    if CODE_CELL not in html:
-        raise PluginError(f"notebook page changed shape: no {CODE_CELL!r}")
+    for shape in (CODE_CELL, COPY_BUTTON_COMMA):
+        if shape not in html:
+            raise PluginError(f"notebook page changed shape: no {shape!r}")
+    html = html.replace(COPY_BUTTON_COMMA, "<clipboard-copy ")
     numbers = itertools.count(1)
     html = re.sub(
         r'id="cell-id=[0-9a-f]+"', lambda m: f'id="nb-cell-{next(numbers)}"', html

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import markdown
 import material
 import pytest
+from bs4 import BeautifulSoup
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mkdocs.exceptions import PluginError
@@ -196,7 +197,8 @@ NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->
 <div id="cell-id=ffee0011">y</div><script type="module">keep()</script>
 <div class="jp-Cell-inputWrapper" tabindex="0">
 <div class="highlight-ipynb hl-python"><pre>x = 1</pre></div></div>
-<div class="zeroclipboard-container"><clipboard-copy for="cell-1"></clipboard-copy>
+<div class="zeroclipboard-container">
+<clipboard-copy ,="" aria-label="Copy to Clipboard" for="cell-1"></clipboard-copy>
 <div class="clipboard-copy-txt" id="cell-1">x = 1</div></div>"""
 
 
@@ -207,6 +209,14 @@ def test_notebook_pages_lose_cdn_loaders_and_random_ids():
     assert 'id="nb-cell-1"' in cleaned and 'id="nb-cell-2"' in cleaned
     ids = re.findall(r'\bid="([^"]+)"', cleaned)
     assert len(ids) == len(set(ids)), ids  # copy buttons keep their own cell-N
+
+
+def test_notebook_copy_buttons_have_only_real_attributes():
+    """mkdocs-jupyter's comma between attributes, kept by its parser as an attribute
+    named ",", is gone."""
+    cleaned = notebooks.clean_notebook_html(NOTEBOOK_PAGE)
+    button = BeautifulSoup(cleaned, "html.parser").find("clipboard-copy")
+    assert button.attrs == {"for": "cell-1", "aria-label": "Copy to Clipboard"}
 
 
 def test_notebook_code_cells_take_materials_colours():
