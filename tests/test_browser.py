@@ -358,6 +358,41 @@ NAMES_UNDER_COPY = """() => [...document.querySelectorAll('.highlight')]
   })"""
 
 
+# Each output in columns whose first line runs under its copy button, with the part
+# under it: [first line, overlap px].
+FIRST_LINES_UNDER_COPY = """() => [...document.querySelectorAll('.posenc-aligned')]
+  .flatMap(block => {
+    const code = block.querySelector('pre > code');
+    const button = block.querySelector('.md-code__nav');
+    if (!button || !code.firstChild) return [];
+    const line = document.createRange();  // the first line's first text node
+    const text = document.createTreeWalker(code, NodeFilter.SHOW_TEXT).nextNode();
+    line.setStart(text, 0);
+    line.setEnd(text, text.textContent.split('\\n')[0].length);
+    const [t, b] = [line.getBoundingClientRect(), button.getBoundingClientRect()];
+    const under = t.right > b.left && t.bottom > b.top && t.top < b.bottom;
+    return under ? [[text.textContent.split('\\n')[0], Math.round(t.right - b.left)]]
+                 : [];
+  })"""
+
+
+@pytest.mark.parametrize("page", ["part2/04-rope/", "part3/base/"])
+def test_output_first_lines_stay_clear_of_the_copy_button_on_a_phone(
+    guarded, site_url, page
+):
+    """extra.css: output in columns scrolls sideways, so its first line cannot wrap
+    before the copy button; on a phone it starts below it (04: the first line's
+    last digits were under it)."""
+    tab = guarded(width=390).open(f"{site_url}/{page}")
+    outputs = tab.page.locator(".md-typeset > .posenc-aligned")
+    assert outputs.count() >= 1
+    for i in range(outputs.count()):  # Material adds the button once a listing is seen
+        outputs.nth(i).scroll_into_view_if_needed()
+        outputs.nth(i).locator(".md-code__nav").wait_for(state="attached")
+    assert tab.page.evaluate(FIRST_LINES_UNDER_COPY) == []
+    assert tab.errors == []
+
+
 # Parts of listings' file names (between slashes) that wrap onto two lines.
 NAME_PARTS_SPLIT = """() => [...document.querySelectorAll('.highlight > .filename')]
   .flatMap(name => [...name.childNodes].filter(part => {
