@@ -255,9 +255,9 @@ FIGURES = [
             "second, passkey accuracy in percent. Solid lines: RoPE, RoPE with PI "
             "and RoPE with YaRN, zero-shot. Dashed lines of the same colours: the "
             "same three after a short fine-tune at 4 L. Each point is the mean of "
-            "three seeds: on the left with a min-max band, on the right with a "
-            "min-max bar, the six curves set slightly apart sideways so that their "
-            "bars do not overlap. The values are in the tables."
+            "three seeds, in the first panel with a min-max band, in the second with "
+            "a min-max bar, the six curves set slightly apart sideways so that "
+            "their bars do not overlap. The values are in the tables."
         ),
     ),
     FigureSpec(
