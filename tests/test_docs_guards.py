@@ -179,7 +179,7 @@ PRINTS = {
         r"+0\s+1\.00x"
     ),
     "part1/shared_space.py": (
-        r"position: 0\.999\n.*0\.999\n[\s\S]*position: 0\.3\d\d\n.*0\.333"
+        r"mean: +0\.999\n.*std\^2\): 0\.999\n[\s\S]*mean: +0\.3\d\d\n.*: 0\.333"
     ),
     "part1/three_insertions.py": (
         rf"no position signal\s+{TINY}\n(  .*\de[+-]0[01]\n){{3}}"

@@ -232,7 +232,7 @@ def per_dimension_fit_residual(k, d: int, n_positions: int = 200, base=10000.0):
 # --8<-- [start:position_share]
 def position_share(embedding_std: float) -> float:
     # --8<-- [end:position_share]
-    r"""Expected share of ``||e + PE||^2`` that the sinusoidal ``PE`` contributes.
+    r"""Share of the expected ``||e + PE||^2`` that the sinusoidal ``PE`` holds.
 
     Parameters
     ----------

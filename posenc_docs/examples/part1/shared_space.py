@@ -17,5 +17,5 @@ for d, std, setting in [
     print(setting)
     print(f"  ||PE|| = {np.linalg.norm(pe, axis=1).mean():.2f} = sqrt(d/2)")
     print(f"  ||e||  = {np.linalg.norm(e, axis=1).mean():.2f} on average")
-    print(f"  share of ||e + PE||^2 that is position: {share.mean():.3f}")
-    print(f"  formula 1 / (1 + 2 std^2):               {position_share(std):.3f}")
+    print(f"  position's share of ||e + PE||^2, mean:      {share.mean():.3f}")
+    print(f"  its share of E||e + PE||^2, 1/(1 + 2 std^2): {position_share(std):.3f}")
