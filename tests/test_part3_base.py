@@ -126,14 +126,17 @@ def test_cosine_sum_figure_keeps_every_dip_and_its_alt_names_the_first_ones():
     from posenc_docs.figures.style import log_binned
 
     m = np.arange(32769)  # B_0 = 64: the first negative distance is the same
-    first = {}
+    first, lowest = {}, {}
     for base in (1e4, 5e5, 1e6, 5e6):
         sums = np.cos(np.outer(m, base ** (-np.arange(0, 128, 2) / 128))).sum(axis=1)
         below = np.flatnonzero(sums < 0)
         first[base] = int(m[below[0]]) if below.size else None
+        lowest[base] = sums.min()
         x, low, _, _ = log_binned(sums, 1500)
         assert low.min() == sums.min() and x[0] == 1 and np.all(np.diff(x) > 0)
     assert first == {1e4: 1707, 5e5: 18438, 1e6: 27115, 5e6: None}
     alt = BY_SLUG["part3_base-cosine-sums"].alt
     for distance in first.values():
         assert distance is None or f"{distance:,}" in alt
+    assert round(lowest[5e5]) == -4 and "down to about minus 4" in alt
+    assert -1 < lowest[1e6] < 0 and "1 million only just" in alt

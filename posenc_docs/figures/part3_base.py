@@ -83,8 +83,9 @@ FIGURES = [
             "1 million and 5 million; each curve is the lowest B_m in each of several "
             "hundred log-spaced bins, so no dip is skipped. All start near 64 and fall "
             "while oscillating. The curve for 10,000 first drops below zero at "
-            "1,707 tokens; 500,000 and 1 million dip just below zero from 18,438 "
-            "and 27,115 tokens; 5 million stays positive. A dashed line marks zero."
+            "1,707 tokens; 500,000 from 18,438 tokens, down to about minus 4; 1 "
+            "million only just, from 27,115 tokens; 5 million stays positive. A "
+            "dashed line marks zero."
         ),
     ),
 ]
