@@ -211,8 +211,8 @@ def insertion_points(*, theme: str):
         ("$x + PE$  (sinusoidal, learned)", 1),
         ("$q = xW_q,\\ k = xW_k,\\ v = xW_v$", 0),
         ("rotate $q$, $k$ by position  (RoPE)", 2),
-        ("scores = qkᵀ/√d", 0),  # plain text: a mathtext radical is drawn small
-        ("scores $-\\ m \\cdot$distance  (ALiBi)", 3),
+        ("scores = qkᵀ/√dₖ", 0),  # plain text: a mathtext radical is drawn small
+        ("scores $-\\ m_h \\cdot$distance  (ALiBi)", 3),
         ("softmax(scores) $\\cdot\\ v$", 0),
     ]
     with themed(theme) as colors:
