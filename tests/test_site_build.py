@@ -104,6 +104,8 @@ def test_site_serves_the_wheel_the_install_page_links(site_dir):
     requires = re.findall(r"^Requires-Dist: ([^;\n]+)", meta.decode(), re.MULTILINE)
     listed = [code.get_text() for code in install.select("article td:first-child code")]
     assert sorted(listed) == sorted(r.strip() for r in requires)
+    python = re.search(r"^Requires-Python: (.+)$", meta.decode(), re.MULTILINE)[1]
+    assert f"Python {python.strip()}" in install.select_one("article td").get_text()
     assert not (ROOT / "docs" / "downloads").exists()
 
 

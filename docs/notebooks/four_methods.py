@@ -17,8 +17,9 @@
 # Sinusoidal encodings, a learned position table, RoPE and ALiBi, all run on the
 # same toy batch with the tested functions of `posenc_docs`. Every cell prints
 # what it checks, and the site runs this notebook on every build, so the numbers
-# below are current. Download it with the link above and run it from a checkout
-# of the site.
+# below are current. Download it with the link above and run it with the
+# `posenc_docs` wheel this site serves installed (its Install page has the
+# command), or from a checkout of the site.
 #
 # The four methods put position in three different places:
 #

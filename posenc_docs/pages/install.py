@@ -22,8 +22,9 @@ def requirements() -> list[str]:
 
 
 def requirements_table() -> str:
-    """Markdown table: each requirement and the extra that asks for it, if any."""
-    rows = []
+    """Markdown table: Python, then each requirement and the extra that asks for it."""
+    python = metadata.metadata(DISTRIBUTION)["Requires-Python"]
+    rows = [(f"Python {python}", "always")]
     for line in requirements():
         requirement, _, marker = line.partition(";")
         extra = marker.split("==")[-1].strip(" '\"") if marker else ""
