@@ -33,7 +33,9 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Float64 slopes, shape `(n_heads,)`, largest first.
+        Float64 slopes, shape `(n_heads,)`, in the reference code's order: largest
+        first when n_heads is a power of two; otherwise the c slopes of the largest
+        power of two c below it, then the odd powers (which can be larger).
 
     Notes
     -----
@@ -143,7 +145,8 @@ def alibi_bias_torch(
     -----
     Same formula, $\mathrm{bias}_{h,r,j} = -m_h (k_{len} - q_{len} + r - j)$,
     $-\infty$ above the diagonal when causal. It is computed in at least float32
-    and cast to `dtype` at the end, so bfloat16 distances above 256 stay exact.
+    and cast to `dtype` at the end: the bias is rounded once, by that cast, and a
+    bfloat16 distance above 256 is never rounded on the way.
     """
     n_heads, q_len, k_len, causal = _checked_sizes(n_heads, q_len, k_len, causal)
     dtype = checked_float_dtype("dtype", dtype)

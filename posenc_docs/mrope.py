@@ -55,6 +55,13 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
         Axis of each pair (0 temporal, 1 height, 2 width), shape
         `(sum(mrope_section),)`.
 
+    Raises
+    ------
+    ValueError
+        With `interleaved`, when the cycle does not give each axis exactly its
+        section's count of pairs (Qwen3-VL's `(24, 20, 20)` does; `(4, 6, 6)`
+        does not).
+
     Notes
     -----
     Consecutive: pair i follows axis $k \bmod 3$ when
@@ -186,7 +193,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
         RoPE base (`rope_theta`).
     interleaved : bool, default False
         Qwen3-VL's cyclic assignment instead of consecutive sections
-        (`mrope_pair_axes`).
+        (`mrope_pair_axes`, which says which sections interleave).
 
     Returns
     -------

@@ -665,6 +665,9 @@ def from_rope_scaling(
 
     Raises
     ------
+    TypeError
+        `rope_scaling` is neither a dict nor None, or `rope_type` or a value has
+        the wrong type.
     ValueError
         Unknown `rope_type`, keys the method does not take, or missing keys.
 
