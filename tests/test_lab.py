@@ -345,7 +345,8 @@ def test_committed_zero_shot_results_support_what_the_page_says():
     assert overlap("dynamic", "yarn", 4)
     assert below("dynamic", "yarn", 16, acc_range)  # YaRN finds the most keys
     assert below("alibi", "yarn", 16, acc_range)
-    assert lab.accuracy("yarn", 16) > 0.5  # "finds most keys up to 16 L"
+    multiples = FULL["passkey"].eval_multiples
+    assert all(lab.accuracy("yarn", m) > 0.5 for m in multiples)  # "most ... to 16 L"
     # "though not those planted just before the question": below every pooled seed
     assert acc_range("yarn", 16, depth=-1)[1] < acc_range("yarn", 16)[0]
     # "Llama 3.1's best seed only reaches YaRN's worst": not below it, not above
