@@ -365,14 +365,14 @@ FIRST_LINES_UNDER_COPY = """() => [...document.querySelectorAll('.posenc-aligned
     const code = block.querySelector('pre > code');
     const button = block.querySelector('.md-code__nav');
     if (!button || !code.firstChild) return [];
-    const line = document.createRange();  // the first line's first text node
     const text = document.createTreeWalker(code, NodeFilter.SHOW_TEXT).nextNode();
+    const first = text.textContent.split('\\n')[0];  // in the first text node
+    const line = document.createRange();
     line.setStart(text, 0);
-    line.setEnd(text, text.textContent.split('\\n')[0].length);
+    line.setEnd(text, first.length);
     const [t, b] = [line.getBoundingClientRect(), button.getBoundingClientRect()];
     const under = t.right > b.left && t.bottom > b.top && t.top < b.bottom;
-    return under ? [[text.textContent.split('\\n')[0], Math.round(t.right - b.left)]]
-                 : [];
+    return under ? [[first, Math.round(t.right - b.left)]] : [];
   })"""
 
 

@@ -42,9 +42,11 @@ CMAP = "cividis"  # sequential, readable with every common colour-vision deficie
 def _curve(ax, name, x, y, label, band=None, bars=False):
     colour, marker, line = STYLE[name]
     ax.plot(x, y, color=colour, marker=marker, ls=line, label=label, lw=1.8, ms=5)
-    if band is not None and bars:  # the lowest and highest seed, a bar at each x
+    if band is None:  # else the lowest and highest seed: a bar at each x, or a band
+        return
+    if bars:
         ax.vlines(x, *band, color=colour, lw=1.5)
-    elif band is not None:
+    else:
         ax.fill_between(x, *band, color=colour, alpha=0.2, lw=0)
 
 
