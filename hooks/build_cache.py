@@ -105,7 +105,9 @@ def _module_info(path: Path, stamp: tuple[int, int], name: str, root: Path):
 
 
 @lru_cache(maxsize=1024)
-def _source_imports(source: str, package: str | None, root: Path) -> frozenset[str]:
+def _source_imports(source: str, package: str | None, root: Path, build: int):
+    """What ``source`` imports or names, looked up again in each ``build``: the
+    scripts it names may appear between two builds of one ``mkdocs serve``."""
     tree = parse_imports(source)
     modules, _ = named_files(tree, [root / PACKAGE], root)
     return frozenset(imported_names(tree, package) | modules)
@@ -124,7 +126,7 @@ def dependencies(source: str, root: Path, name: str | None = None) -> list[Path]
     package = name.rpartition(".")[0] if name else None
     parts = name.split(".") if name else []
     own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}  # and its packages
-    start = _source_imports(source, package, root) | own
+    start = _source_imports(source, package, root, _builds[0]) | own
     if (start, root) in _closures:  # still valid if no file changed or appeared
         files, absent = _closures[(start, root)]
         if all(p.is_file() and _stamp(p) == s for p, s in files) and not any(
@@ -168,6 +170,7 @@ def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
 
 
 _during_build: list[dict] = []  # a build's dependency digests: no file changes
+_builds = [0]  # builds begun in this process
 
 
 def dependency_digest(source: str, root: Path, name: str | None = None) -> bytes:
@@ -315,7 +318,7 @@ def on_config(config):
 
     root = Path(config.config_file_path).parent
     forget_changed_modules(root, _package_seen)
-    _during_build[:] = [{}]
+    begin_build()
     run = python_formatter._run_python
     run = getattr(run, "__wrapped__", run)  # serve: wrap the original once
     python_formatter._run_python = cached_run(
@@ -329,6 +332,12 @@ def on_config(config):
         str(cache_dir(config) / "notebooks"),
     )
     return config
+
+
+def begin_build():
+    """From here to `on_post_build` no package file changes: read each once."""
+    _during_build[:] = [{}]
+    _builds[0] += 1
 
 
 def on_post_build(config):

@@ -529,7 +529,7 @@ def test_dependencies_are_read_once_per_build_and_again_in_the_next(tmp_path):
     write(tmp_path, {"posenc_docs/__init__.py": "", "posenc_docs/a.py": "X = 1\n"})
     source = "from posenc_docs import a\n"
     before = build_cache.artifact_key(source, tmp_path)
-    build_cache._during_build[:] = [{}]  # as on_config does
+    build_cache.begin_build()  # as on_config does
     try:
         assert build_cache.artifact_key(source, tmp_path) == before
         write(tmp_path, {"posenc_docs/a.py": "X = 2\n"})  # no build edits the package
@@ -540,6 +540,21 @@ def test_dependencies_are_read_once_per_build_and_again_in_the_next(tmp_path):
     assert after != before
     write(tmp_path, {"posenc_docs/a.py": "X = 1\n"})  # outside a build: every call
     assert build_cache.artifact_key(source, tmp_path) == before
+
+
+def test_a_script_named_before_it_exists_is_a_dependency_in_the_next_build(tmp_path):
+    """`mkdocs serve` keeps its process: a page naming a package script that does
+    not exist yet depends on it once it does (nothing is memoized across builds)."""
+    write(tmp_path, {"posenc_docs/__init__.py": ""})
+    source = 'runpy.run_path("examples/b.py")\n'
+    for present in (False, True):
+        build_cache.begin_build()  # as on_config does
+        try:
+            found = build_cache.dependencies(source, tmp_path)
+        finally:
+            build_cache.on_post_build(None)
+        assert (tmp_path / "posenc_docs/examples/b.py" in found) is present
+        write(tmp_path, {"posenc_docs/examples/b.py": "import posenc_docs\n"})
 
 
 EXITING = """
