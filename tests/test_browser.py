@@ -393,6 +393,41 @@ def test_output_first_lines_stay_clear_of_the_copy_button_on_a_phone(
     assert tab.errors == []
 
 
+# Listings whose text, scrolled to its end, runs under their copy button: the
+# first characters of each and how far (px) the text reaches past the button's left.
+ENDS_UNDER_COPY = """() => [...document.querySelectorAll('.md-typeset pre')]
+  .flatMap(pre => {
+    const code = pre.querySelector(':scope > code');
+    const button = pre.querySelector(':scope > .md-code__nav');
+    if (!button || !code) return [];
+    code.scrollLeft = code.scrollWidth;
+    const text = document.createRange();
+    text.selectNodeContents(code);
+    const b = button.getBoundingClientRect();
+    const right = Math.max(...[...text.getClientRects()]
+      .filter(t => t.bottom > b.top && t.top < b.bottom).map(t => t.right));
+    code.scrollLeft = 0;
+    const start = code.textContent.slice(0, 40);
+    return right > b.left ? [[start, Math.round(right - b.left)]] : [];
+  })"""
+
+
+@pytest.mark.parametrize(
+    "page", ["install/", "part2/07-context-extension/", "part2/pitfalls/"]
+)
+def test_listing_ends_stay_clear_of_the_copy_button_on_a_phone(guarded, site_url, page):
+    """extra.css: scrolled to its end, a listing's line stops left of Material's
+    copy button (Install's one-line pip command ended under it)."""
+    tab = guarded(width=390).open(f"{site_url}/{page}")
+    listings = tab.page.locator(".md-typeset pre:has(> code):visible")
+    assert listings.count() >= 1
+    for i in range(listings.count()):  # Material adds the button once a listing is seen
+        listings.nth(i).scroll_into_view_if_needed()
+        listings.nth(i).locator(".md-code__nav").wait_for(state="attached")
+    assert tab.page.evaluate(ENDS_UNDER_COPY) == []
+    assert tab.errors == []
+
+
 # Parts of listings' file names (between slashes) that wrap onto two lines.
 NAME_PARTS_SPLIT = """() => [...document.querySelectorAll('.highlight > .filename')]
   .flatMap(name => [...name.childNodes].filter(part => {
