@@ -376,6 +376,16 @@ FIRST_LINES_UNDER_COPY = """() => [...document.querySelectorAll('.posenc-aligned
   })"""
 
 
+def seen_with_buttons(tab, selector: str) -> None:
+    """Scroll to each listing ``selector`` matches (at least one): Material adds
+    a listing's copy button once it is seen."""
+    listings = tab.page.locator(selector)
+    assert listings.count() >= 1
+    for i in range(listings.count()):
+        listings.nth(i).scroll_into_view_if_needed()
+        listings.nth(i).locator(".md-code__nav").wait_for(state="attached")
+
+
 @pytest.mark.parametrize("page", ["part2/04-rope/", "part3/base/"])
 def test_output_first_lines_stay_clear_of_the_copy_button_on_a_phone(
     guarded, site_url, page
@@ -384,11 +394,7 @@ def test_output_first_lines_stay_clear_of_the_copy_button_on_a_phone(
     before the copy button; on a phone it starts below it (04: the first line's
     last digits were under it)."""
     tab = guarded(width=390).open(f"{site_url}/{page}")
-    outputs = tab.page.locator(".md-typeset > .posenc-aligned")
-    assert outputs.count() >= 1
-    for i in range(outputs.count()):  # Material adds the button once a listing is seen
-        outputs.nth(i).scroll_into_view_if_needed()
-        outputs.nth(i).locator(".md-code__nav").wait_for(state="attached")
+    seen_with_buttons(tab, ".md-typeset > .posenc-aligned")
     assert tab.page.evaluate(FIRST_LINES_UNDER_COPY) == []
     assert tab.errors == []
 
@@ -419,11 +425,7 @@ def test_listing_ends_stay_clear_of_the_copy_button_on_a_phone(guarded, site_url
     """extra.css: scrolled to its end, a listing's line stops left of Material's
     copy button (Install's one-line pip command ended under it)."""
     tab = guarded(width=390).open(f"{site_url}/{page}")
-    listings = tab.page.locator(".md-typeset pre:has(> code):visible")
-    assert listings.count() >= 1
-    for i in range(listings.count()):  # Material adds the button once a listing is seen
-        listings.nth(i).scroll_into_view_if_needed()
-        listings.nth(i).locator(".md-code__nav").wait_for(state="attached")
+    seen_with_buttons(tab, ".md-typeset pre:has(> code):visible")
     assert tab.page.evaluate(ENDS_UNDER_COPY) == []
     assert tab.errors == []
 
