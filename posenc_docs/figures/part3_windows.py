@@ -75,7 +75,8 @@ FIGURES = [
             "Three 16 by 16 attention masks, queries down and keys across, allowed "
             "entries in blue. Causal: the whole lower triangle. Sliding window 4: a "
             "band four keys wide along the diagonal. Two sinks plus window 4: the "
-            "same band plus the first two key columns in every row."
+            "same band plus the first two key columns in every row after row 0, "
+            "which has only key 0."
         ),
     ),
     FigureSpec(
