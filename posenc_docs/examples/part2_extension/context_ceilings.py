@@ -29,6 +29,11 @@ def arithmetic(model, c):
         return f"trained at {trained:,}; ALiBi has no table"
     if "seq_length" in model.extra:
         return f"trained at {model.extra['seq_length']:,}; max {c.configured:,}"
+    if "n_positions" in model.extra:
+        return (
+            f"max_position_embeddings {c.configured:,}; n_positions "
+            f"{model.extra['n_positions']:,}"
+        )
     if "sliding_window" in model.extra:
         return (
             f"max_position_embeddings {c.configured:,}; sliding window "
