@@ -16,6 +16,8 @@ itself is compared in float64 (1e-12).
 
 import itertools
 import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -440,6 +442,33 @@ def test_gptj_sinusoidal_table_is_our_sin_then_cos_at_base_1e4():
     np.testing.assert_allclose(table.double().numpy(), ours, atol=2e-5)  # angles < 128
     wrong = rope.angles(np.arange(n_positions), rope.inv_freq(d, 5e5))
     assert not np.allclose(table.numpy()[:, : d // 2], np.sin(wrong), atol=2e-5)
+
+
+@pytest.mark.parametrize(
+    ("model", "length", "error", "message"),
+    [
+        ("gpt2", 1025, IndexError, "index out of range in self"),
+        ("bert", 513, RuntimeError, "The expanded size of the tensor (513) must "
+         "match the existing size (512)"),
+    ],
+)  # fmt: skip
+def test_the_errors_03_quotes_are_what_hf_raises_one_token_past_the_table(
+    model, length, error, message
+):
+    """03-learned quotes them: GPT-2 fails in the embedding lookup, BERT before it."""
+    from transformers import BertConfig, BertModel, GPT2Config, GPT2Model
+
+    tiny = {
+        "gpt2": lambda: GPT2Model(GPT2Config(n_layer=1, n_embd=32, n_head=2)),
+        "bert": lambda: BertModel(
+            BertConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2,
+                       intermediate_size=64)
+        ),
+    }[model]()  # fmt: skip
+    with pytest.raises(error, match=re.escape(message)):
+        tiny(input_ids=torch.zeros(1, length, dtype=torch.long))
+    page = (Path(__file__).parents[1] / "docs/part2/03-learned.md").read_text()
+    assert message in " ".join(page.split())
 
 
 # ---------------------------------------------------------------- ALiBi
