@@ -34,11 +34,15 @@ def _check_shapes(q, k, v, bias, causal) -> None:
         raise ValueError(
             f"causal needs Tq <= Tk, got Tq={q.shape[-2]}, Tk={k.shape[-2]}"
         )
-    scores = (
-        *np.broadcast_shapes(q.shape[:-2], k.shape[:-2]),
-        q.shape[-2],
-        k.shape[-2],
-    )
+    try:
+        lead = np.broadcast_shapes(tuple(q.shape[:-2]), tuple(k.shape[:-2]))
+    except ValueError:  # e.g. 8 query heads against 2 key heads: repeat k and v
+        raise ValueError(
+            f"q's and k's leading dims must broadcast (for grouped-query attention "
+            f"repeat k and v per group first), got q {tuple(q.shape)}, "
+            f"k {tuple(k.shape)}"
+        ) from None
+    scores = (*lead, q.shape[-2], k.shape[-2])
     try:  # to the logits' shape: a bias with more or larger dims would enlarge it
         fits = bias is None or np.broadcast_shapes(tuple(bias.shape), scores) == scores
     except ValueError:

@@ -242,6 +242,18 @@ def test_bad_shapes_raise():
     assert attention(q, k, v, causal=True).shape == (3, 2)
 
 
+@pytest.mark.parametrize("run", [attention, attention_torch])
+def test_query_and_key_heads_that_do_not_broadcast_are_refused_by_name(run):
+    """8 query heads against 2 key heads (grouped-query attention) needs k and v
+    repeated first; the error says so and names q and k (it was NumPy's own)."""
+    q, k = torch.zeros(2, 8, 5, 4), torch.zeros(2, 2, 5, 4)
+    if run is attention:
+        q, k = q.numpy(), k.numpy()
+    with pytest.raises(ValueError, match=r"q's and k's leading dims .* got q \(2, 8"):
+        run(q, k, k, causal=True)
+    assert run(q, k[:, :1], k[:, :1], causal=True).shape == (2, 8, 5, 4)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_a_bias_of_another_dtype_is_refused_by_name(dtype):
     q = k = v = torch.zeros(2, 3, 4, dtype=torch.bfloat16)
