@@ -92,8 +92,15 @@ def _check_shapes(x, positions, theta) -> None:
             f"positions must have shape (..., T) with T = x.shape[-2] = {T}, "
             f"got shape {tuple(positions.shape)}"
         )
+    lead, x_lead = tuple(positions.shape[:-1]), tuple(x.shape[:-2])
+    if 0 < len(lead) < len(x_lead) and any(n != 1 for n in lead):  # (B, T) for
+        raise ValueError(  # (B, H, T, d) would give sequence b's positions to head b
+            f"positions of shape {tuple(positions.shape)} has fewer leading dims than "
+            f"x of shape {tuple(x.shape)}, so they would pair with x's last ones "
+            f"(for (B, H, T, d) pass (B, 1, T))"
+        )
     try:
-        np.broadcast_shapes(tuple(positions.shape[:-1]), tuple(x.shape[:-2]))
+        np.broadcast_shapes(lead, x_lead)
     except ValueError:
         raise ValueError(
             f"positions shape {tuple(positions.shape)} does not broadcast against "
@@ -127,7 +134,8 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
         Queries or keys, e.g. `(B, H, T, d)`.
     positions : array_like, shape (T,) or broadcastable (..., T)
         Position m of each token; leading dims align right with x's, so
-        per-sequence positions for `(B, H, T, d)` are `(B, 1, T)`.
+        per-sequence positions for `(B, H, T, d)` are `(B, 1, T)`. Fewer leading
+        dims than x's, other than 1s (HF's `(B, T)` position_ids), are refused.
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None.
     layout : {"interleaved", "half"}
@@ -139,6 +147,12 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     -------
     numpy.ndarray
         float64, x's shape broadcast with positions' leading dims.
+
+    Raises
+    ------
+    ValueError
+        If a shape does not fit x (odd d, positions' T, positions' leading dims,
+        inv_freq not `(d/2,)`), naming the argument.
 
     Notes
     -----
@@ -318,6 +332,8 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     """Multiply pairs (x[2i], x[2i+1]) as complex numbers by `cis`."""
     pairs = x.unflatten(-1, (-1, 2))  # (..., T, d/2, 2), a view
+    if torch.compiler.is_compiling():  # tracing cannot try the view below
+        pairs = pairs.contiguous()  # a no-op if it is contiguous already
     try:
         as_complex = torch.view_as_complex(pairs)
     except RuntimeError:  # strides that cannot be read as complex
@@ -609,10 +625,9 @@ class RotaryEmbedding(torch.nn.Module):
             "attention_factor", attention_factor, gt=0
         )
         theta = _default_inv_freq(d, base) if inv_freq is None else inv_freq
-        if not isinstance(
-            theta, torch.Tensor
-        ):  # a NumPy array from posenc_docs.scaling
+        if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
             theta = torch.from_numpy(_checks.checked_array("inv_freq", theta))
+            theta = theta.to(torch.get_default_device())  # as nn.Linear's weight
         theta = _checks.checked_tensor("inv_freq", theta, last_dim=d // 2)
         if theta.ndim != 1:
             raise ValueError(f"inv_freq must have shape ({d // 2},), got {theta.shape}")

@@ -6,6 +6,7 @@ layout, and Hugging Face's ``x * cos + rotate_half(x) * sin`` for the half layou
 """
 
 import itertools
+import re
 from functools import partial
 
 import numpy as np
@@ -688,6 +689,32 @@ def test_transposed_views_rotate_and_backpropagate_like_contiguous(layout):
         torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("inv_freq", [None, scaling.linear(16, factor=4.0)[0]])
+def test_rotary_buffers_are_made_on_the_default_device_like_other_modules(inv_freq):
+    """Built under `with torch.device(...)` (meta here; cuda alike), the cache is
+    made there, as nn.Linear's weight is, not on the CPU to be copied each call."""
+    with torch.device("meta"):
+        rope = RotaryEmbedding(16, inv_freq=inv_freq)
+        linear = torch.nn.Linear(4, 4)
+    for buffer in (rope.inv_freq, rope.cos_cached, rope.sin_cached):
+        assert buffer.device == linear.weight.device == torch.device("meta")
+        assert buffer.dtype == torch.float32
+
+
+@pytest.mark.parametrize("rotate", [apply_rope, apply_rope_torch])
+def test_per_sequence_positions_of_shape_b_t_are_refused_for_b_h_t_d(rotate):
+    """HF's position_ids are (B, T); aligned right against (B, H, T, d) they would
+    give sequence b's positions to head b (silently, when B == H)."""
+    x, positions = torch.zeros(3, 3, 5, 8), torch.arange(15).reshape(3, 5)
+    if rotate is apply_rope:
+        x, positions = x.numpy(), positions.numpy()
+    with pytest.raises(ValueError, match=re.escape("pass (B, 1, T)")):
+        rotate(x, positions)
+    assert rotate(x, positions[:, None]).shape == (3, 3, 5, 8)  # (B, 1, T)
+    assert rotate(x, positions[:1]).shape == (3, 3, 5, 8)  # (1, T): one for all
+    assert rotate(x[0], positions).shape == (3, 5, 8)  # (B, T) for (B, T, d)
+
+
 @pytest.mark.parametrize("T", [1, 2, 5])
 @pytest.mark.parametrize("order", list(itertools.permutations(range(4))))
 def test_half_layout_in_every_memory_order_matches_numpy(order, T):
@@ -742,6 +769,26 @@ def test_torch_compile_matches_eager():
             results.append((*out, *torch.autograd.grad(sum(o.sum() for o in out), q)))
         for got, want in zip(*results, strict=True):
             torch.testing.assert_close(got, want)  # float32 rounding (decomposed ops)
+
+
+NON_CONTIGUOUS = {  # (B, H, T, d) views no complex view can read as they are
+    "T innermost": lambda g: torch.randn(2, 3, 8, 5, generator=g).transpose(-1, -2),
+    "every other feature": lambda g: torch.randn(2, 3, 5, 16, generator=g)[..., ::2],
+    "odd offset": lambda g: torch.randn(2, 3, 5, 9, generator=g)[..., 1:],
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("view", NON_CONTIGUOUS)
+def test_torch_compile_takes_non_contiguous_inputs_as_eager_does(layout, view):
+    """Interleaved reads pairs as complex numbers: strides checked, not tried, or
+    compile fails while tracing ("must have a last dimension with stride 1")."""
+    if not hasattr(torch, "compile"):
+        pytest.skip("torch.compile is unavailable in this torch build")
+    q = NON_CONTIGUOUS[view](torch.Generator().manual_seed(13))
+    rope = RotaryEmbedding(8, layout=layout)
+    compiled = torch.compile(lambda q: rope(q, q, offset=2)[0], backend="aot_eager")
+    torch.testing.assert_close(compiled(q), rope(q, q, offset=2)[0])
 
 
 def test_torch_compile_decoding_does_not_recompile_for_each_offset():
