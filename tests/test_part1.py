@@ -300,3 +300,15 @@ def test_llama3_long_context_schedule_is_labelled_as_the_405b_models():
     page = Path(__file__).resolve().parents[1] / "docs/part1/failure-modes.md"
     text = page.read_text()
     assert "For the 405B model the paper reports" in text
+
+
+def test_two_positions_alt_text_follows_where_the_rows_differ():
+    """Figure 2's alt: PE(20) and PE(70) nearly agree in the first four dimensions
+    (50 positions are 7.96 turns of pair 0), differ widely over the next two dozen
+    or so, and agree on the right."""
+    spec = next(s for s in part1_figures.FIGURES if s.slug == "part1-two-positions")
+    rows = table(128, spec.params["d"])
+    gap = np.abs(rows[spec.params["a"]] - rows[spec.params["b"]])  # (d,)
+    assert "nearly agree in the first four" in spec.alt
+    assert gap[:4].max() < 0.25 and gap[4:30].max() > 1.9
+    assert np.count_nonzero(gap[4:30] > 0.5) >= 12 and gap[40:].max() < 0.2

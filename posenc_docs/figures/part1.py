@@ -255,10 +255,11 @@ FIGURES = [
         draw=two_positions,
         params={"d": 64, "a": 20, "b": 70},
         alt=(
-            "Top: the 64 values of PE(20) and PE(70) by dimension; they differ "
-            "widely on the left and agree on the right. Bottom: each pair's "
-            "contribution to their dot product, cos(50 times the pair frequency), "
-            "swinging between -1 and 1 for fast pairs and close to 1 for slow pairs."
+            "Top: the 64 values of PE(20) and PE(70) by dimension; they nearly "
+            "agree in the first four, differ widely over the next two dozen or so, "
+            "and agree on the right. Bottom: each pair's contribution to their dot "
+            "product, cos(50 times the pair frequency), swinging between -1 and 1 "
+            "for fast pairs and close to 1 for slow pairs."
         ),
     ),
     FigureSpec(
@@ -301,9 +302,10 @@ FIGURES = [
         draw=learned_wall,
         params={"max_len": 64, "d": 32, "shown": 96},
         alt=(
-            "A learned position table of 64 rows shown as noisy coloured columns "
-            "for positions 0 to 63, then a thick vertical wall and a hatched empty "
-            "region for positions 64 to 95 labelled no row for position 64 or more."
+            "A learned position table of 64 rows at its random initialisation, "
+            "shown as noisy coloured columns for positions 0 to 63, then a thick "
+            "vertical wall and a hatched empty region for positions 64 to 95 "
+            "labelled no row for position 64 or more."
         ),
     ),
     FigureSpec(
