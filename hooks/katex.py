@@ -22,15 +22,18 @@ from mkdocs.exceptions import PluginError
 SCRIPT = Path(__file__).with_name("katex_render.mjs")
 ARITHMATEX = re.compile(
     r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])'
-    r"</\1>",
+    r"</\1>(?P<after>[,.;:!?)]*)",
     re.DOTALL,
 )
 # In notebook Markdown cells: $$...$$ first, then $...$ (no newline inside).
-DOLLARS = re.compile(r"\$\$(?P<block>.+?)\$\$|\$(?P<inline>[^$\n]+?)\$", re.DOTALL)
+DOLLARS = re.compile(
+    r"\$\$(?P<block>.+?)\$\$|\$(?P<inline>[^$\n]+?)\$(?P<after>[,.;:!?)]*)", re.DOTALL
+)
 NOTEBOOK_CELL = re.compile(
     r'(<div class="[^"]*\bjp-MarkdownOutput\b[^"]*"[^>]*>)(.*?)(</div>)',
     re.DOTALL,
 )
+NOBREAK_TEX = 48  # TeX characters: KaTeX renders them narrower than a phone
 UNTOUCHED = re.compile(r"(<(pre|code)\b.*?</\2>)", re.DOTALL)
 
 
@@ -96,9 +99,27 @@ def render_arithmatex(page_html: str, renderer: KatexRenderer, where: str) -> st
         for m in found
     ]  # fmt: skip
     rendered = iter(renderer.render(items, where))
-    return ARITHMATEX.sub(
-        lambda m: f'<{m[1]} class="arithmatex">{next(rendered)}</{m[1]}>', page_html
-    )
+
+    def replaced(m) -> str:
+        formula = f'<{m[1]} class="arithmatex">{next(rendered)}</{m[1]}>'
+        if m[1] == "div":  # display math: its own block, nothing to keep beside it
+            return formula + m["after"]
+        return with_punctuation(formula, m["after"], m["inline"])
+
+    return ARITHMATEX.sub(replaced, page_html)
+
+
+def with_punctuation(formula: str, after: str | None, tex: str | None) -> str:
+    """A short inline formula and the punctuation right after it, on one line.
+
+    Chromium may break a line between a formula ending in a subscript, a power or
+    a root and the comma after it, leaving the comma alone at a line's start.
+    ``posenc-nobreak`` is nowrap (``extra.css``), so the formula inside cannot break
+    either: only formulas of up to NOBREAK_TEX characters of TeX are wrapped.
+    """
+    if not after or len(tex) > NOBREAK_TEX:  # a long one may need its own breaks
+        return formula + (after or "")
+    return f'<span class="posenc-nobreak">{formula}{after}</span>'
 
 
 def render_dollars(text: str, renderer: KatexRenderer, where: str) -> str:
@@ -111,7 +132,12 @@ def render_dollars(text: str, renderer: KatexRenderer, where: str) -> str:
         for m in found
     ]
     rendered = iter(renderer.render(items, where))
-    pieces[::3] = [DOLLARS.sub(lambda _: next(rendered), part) for part in prose]
+    pieces[::3] = [
+        DOLLARS.sub(
+            lambda m: with_punctuation(next(rendered), m["after"], m["inline"]), part
+        )
+        for part in prose
+    ]
     del pieces[2::3]  # the tag-name group
     return "".join(pieces)
 

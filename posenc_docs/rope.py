@@ -148,12 +148,6 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     numpy.ndarray
         float64, x's shape broadcast with positions' leading dims.
 
-    Raises
-    ------
-    ValueError
-        If a shape does not fit x (odd d, positions' T, positions' leading dims,
-        inv_freq not `(d/2,)`), naming the argument.
-
     Notes
     -----
     For pair (a, b) of a token at position m,

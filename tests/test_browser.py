@@ -430,6 +430,36 @@ def test_listing_ends_stay_clear_of_the_copy_button_on_a_phone(guarded, site_url
     assert tab.errors == []
 
 
+# Inline formulas followed by punctuation that starts the next line: the TeX and
+# the punctuation of each.
+PUNCTUATION_AFTER_A_BREAK = """() => [...document.querySelectorAll('span.arithmatex')]
+  .flatMap(formula => {
+    const next = formula.nextSibling;
+    if (!next || next.nodeType !== Node.TEXT_NODE || !/^[,.;:!?)]/.test(next.data))
+      return [];
+    const mark = document.createRange();
+    mark.setStart(next, 0);
+    mark.setEnd(next, 1);
+    const [p, f] = [mark.getBoundingClientRect(), formula.getBoundingClientRect()];
+    const tex = formula.querySelector('annotation').textContent;
+    return p.top >= f.bottom - 2 ? [[tex, next.data[0]]] : [];
+  })"""
+
+
+@pytest.mark.parametrize(
+    "page", ["part1/injection/", "part1/clocks/", "part2/07-context-extension/"]
+)
+def test_no_line_starts_with_the_punctuation_after_a_formula_on_a_phone(
+    guarded, site_url, page
+):
+    """hooks/katex.py keeps a short formula and the comma after it on one line:
+    at 390 px, injection's "by sqrt(d)," left its comma alone on the next line."""
+    tab = guarded(width=390).open(f"{site_url}/{page}")
+    assert tab.page.locator(".posenc-nobreak").count() >= 2
+    assert tab.page.evaluate(PUNCTUATION_AFTER_A_BREAK) == []
+    assert tab.errors == []
+
+
 # Parts of listings' file names (between slashes) that wrap onto two lines.
 NAME_PARTS_SPLIT = """() => [...document.querySelectorAll('.highlight > .filename')]
   .flatMap(name => [...name.childNodes].filter(part => {

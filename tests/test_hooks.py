@@ -357,7 +357,35 @@ def test_arithmatex_spans_become_katex_html(renderer):
     out = katex.render_arithmatex(page, renderer, "x.md")
     assert out.count('class="katex"') == 2 and 'class="katex-display"' in out
     assert "<mo>&lt;</mo>" in out and "\\(" not in out and "\\[" not in out
-    assert out.startswith('<p>Let <span class="arithmatex"><span class="katex">')
+    start = '<p>Let <span class="posenc-nobreak"><span class="arithmatex">'
+    assert out.startswith(start + '<span class="katex">')  # the full stop joins it
+    assert out.count("posenc-nobreak") == 1 and "</span>.</span></p>" in out
+
+
+SUMS = " + ".join(f"a_{{{i}}}" for i in range(12))  # longer than NOBREAK_TEX
+
+
+@pytest.mark.parametrize(
+    ("page", "wrapped", "ending"),
+    [  # a short inline formula and its punctuation; display math is a block
+        ('<span class="arithmatex">\\(x^2\\)</span> and <span class="arithmatex">'
+         '\\(\\sqrt{d}\\)</span>), then', 1, "</span>),</span> then"),
+        ('<div class="arithmatex">\\[y\\]</div>.', 0, "</div>."),
+        (f'<span class="arithmatex">\\({SUMS}\\)</span>, so', 0, "</span>, so"),
+    ],
+)  # fmt: skip
+def test_only_punctuation_right_after_a_short_formula_joins_it(
+    renderer, page, wrapped, ending
+):
+    assert len(SUMS) > katex.NOBREAK_TEX  # free to break inside: not wrapped
+    out = katex.render_arithmatex(page, renderer, "x.md")
+    assert out.count('class="posenc-nobreak"') == wrapped and out.endswith(ending)
+
+
+def test_notebook_formulas_keep_their_punctuation_too(renderer):
+    cell = '<div class="jp-MarkdownOutput">Width $\\sqrt{d}$; not $x$ alone</div>'
+    out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
+    assert out.count('class="posenc-nobreak"') == 1 and "</span>;</span> not" in out
 
 
 def test_invalid_tex_names_the_page_and_the_formula(renderer):
