@@ -20,11 +20,21 @@ HINT = (
 )
 
 
+CODE_TEXT = re.compile(r"<code>([^<]*)</code>")
+
+
+def with_break_points(code) -> str:
+    """Inline code in a table may break after an underscore, not mid-word: in a
+    narrow column `partial_rotary` broke as `partial_rotar` / `y`."""
+    return f"<code>{code[1].replace('_', '_<wbr>')}</code>"
+
+
 def with_scroll_hints(page_html: str) -> str:
     """Every plain ``<table>`` of a page inside a scroll-hint container."""
 
     def wrap(table):
         focusable = table[0].replace("<table>", '<table tabindex="0">', 1)
+        focusable = CODE_TEXT.sub(with_break_points, focusable)
         return (
             f'<div class="posenc-table">{HINT}<div class="md-typeset__scrollwrap">'
             f'<div class="md-typeset__table">{focusable}</div></div></div>'

@@ -275,6 +275,18 @@ def test_tables_get_a_scroll_hint_and_nothing_else_changes():
     assert 'aria-hidden="true"' in tables.HINT and "data-search-exclude" in tables.HINT
 
 
+def test_inline_code_in_a_table_may_break_after_its_underscores_only():
+    tables = load("tables")
+    page = (
+        "<p><code>a_b</code></p><table><tr><td><code>partial_rotary</code></td>"
+        '<td><a href="x"><code>rope_type</code></a> <code>x</code></td></tr></table>'
+    )
+    wrapped = tables.with_scroll_hints(page)
+    assert wrapped.startswith("<p><code>a_b</code></p>")  # outside tables: as is
+    assert "<code>partial_<wbr>rotary</code>" in wrapped
+    assert "<code>rope_<wbr>type</code></a> <code>x</code>" in wrapped
+
+
 def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
     with pytest.raises(PluginError, match="changed shape"):
         notebooks.clean_notebook_html("<div>no loaders here</div>")
