@@ -106,6 +106,13 @@ def _check_positions_shape(name, shape, x_shape, n_axes):
             f"{name} must have shape ({n_axes}, ..., T) with T = x.shape[-2] = "
             f"{x_shape[-2]}, got shape {tuple(shape)}"
         )
+    lead, x_lead = tuple(shape[1:-1]), tuple(x_shape[:-2])
+    if 0 < len(lead) < len(x_lead) and any(n != 1 for n in lead):  # HF's (3, B, T)
+        raise ValueError(  # against (B, H, T, d): sequence b's positions to head b
+            f"{name} of shape {tuple(shape)} has fewer leading dims than x of shape "
+            f"{tuple(x_shape)}, so they would pair with x's last ones (for "
+            f"(B, H, T, d) pass ({n_axes}, B, 1, T))"
+        )
 
 
 def _sections_for(d: int, mrope_section, interleaved) -> np.ndarray:
@@ -186,7 +193,8 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
         Queries or keys, e.g. `(B, H, T, d)`.
     positions_thw : integer array, shape (3, ..., T)
         Temporal, height and width position of every token; for (B, H, T, d)
-        pass `(3, B, 1, T)`. Text tokens have all three equal.
+        pass `(3, B, 1, T)` (HF's `(3, B, T)` is refused: it would pair with H).
+        Text tokens have all three equal.
     mrope_section : sequence of int
         Pairs per section, adding up to d/2 (Qwen2-VL: `(16, 24, 24)`).
     base : float, default 10000.0

@@ -301,6 +301,23 @@ def test_bad_shapes_are_rejected():
         grid_positions(0, 3)
 
 
+@pytest.mark.parametrize(
+    "rotate",
+    [apply_mrope, apply_mrope_torch, axial_rope_2d, axial_rope_2d_torch],
+)
+def test_hf_get_rope_index_shape_3_b_t_is_refused_for_b_h_t_d(rotate):
+    """HF's get_rope_index returns (3, B, T); aligned right against (B, H, T, d)
+    it would give sequence b's positions to head b (silently, when B == H)."""
+    n_axes = 2 if rotate in (axial_rope_2d, axial_rope_2d_torch) else 3
+    x, positions = torch.zeros(2, 2, 5, 12), torch.zeros(n_axes, 2, 5, dtype=int)
+    if rotate in (apply_mrope, axial_rope_2d):
+        x, positions = x.numpy(), positions.numpy()
+    extra = {} if n_axes == 2 else {"mrope_section": [2, 2, 2]}
+    with pytest.raises(ValueError, match=rf"pass \({n_axes}, B, 1, T\)"):
+        rotate(x, positions, **extra)
+    assert rotate(x, positions[:, :, None], **extra).shape == (2, 2, 5, 12)
+
+
 @pytest.mark.parametrize("n_before, h, w, n_after", [(3, 2, 5, 4), (0, 3, 1, 2)])
 def test_text_image_positions_equal_hugging_face_get_rope_index(
     n_before, h, w, n_after
