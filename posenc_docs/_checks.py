@@ -176,3 +176,15 @@ def checked_integer_dtype(name: str, x):
     if not ok:
         raise TypeError(f"{name} must have an integer dtype, got {x.dtype}")
     return x
+
+
+def checked_position_dims(name: str, lead: tuple, x_shape: tuple, hint: str) -> None:
+    """Refuse positions whose leading dims `lead` are fewer than x's (other than
+    1s): aligned right, HF's per-sequence (B, T) would pair with (B, H, T, d)'s H."""
+    x_lead = tuple(x_shape[:-2])
+    if 0 < len(lead) < len(x_lead) and any(n != 1 for n in lead):
+        raise ValueError(
+            f"{name} has leading dims {tuple(lead)}, fewer than x of shape "
+            f"{tuple(x_shape)}, so they would pair with x's last ones (for "
+            f"(B, H, T, d) pass {hint})"
+        )

@@ -28,6 +28,7 @@ from posenc_docs._checks import (
     checked_bool,
     checked_even,
     checked_int,
+    checked_position_dims,
     checked_real,
     checked_tensor,
 )
@@ -106,13 +107,7 @@ def _check_positions_shape(name, shape, x_shape, n_axes):
             f"{name} must have shape ({n_axes}, ..., T) with T = x.shape[-2] = "
             f"{x_shape[-2]}, got shape {tuple(shape)}"
         )
-    lead, x_lead = tuple(shape[1:-1]), tuple(x_shape[:-2])
-    if 0 < len(lead) < len(x_lead) and any(n != 1 for n in lead):  # HF's (3, B, T)
-        raise ValueError(  # against (B, H, T, d): sequence b's positions to head b
-            f"{name} of shape {tuple(shape)} has fewer leading dims than x of shape "
-            f"{tuple(x_shape)}, so they would pair with x's last ones (for "
-            f"(B, H, T, d) pass ({n_axes}, B, 1, T))"
-        )
+    checked_position_dims(name, tuple(shape[1:-1]), x_shape, f"({n_axes}, B, 1, T)")
 
 
 def _sections_for(d: int, mrope_section, interleaved) -> np.ndarray:

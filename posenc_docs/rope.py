@@ -93,12 +93,7 @@ def _check_shapes(x, positions, theta) -> None:
             f"got shape {tuple(positions.shape)}"
         )
     lead, x_lead = tuple(positions.shape[:-1]), tuple(x.shape[:-2])
-    if 0 < len(lead) < len(x_lead) and any(n != 1 for n in lead):  # (B, T) for
-        raise ValueError(  # (B, H, T, d) would give sequence b's positions to head b
-            f"positions of shape {tuple(positions.shape)} has fewer leading dims than "
-            f"x of shape {tuple(x.shape)}, so they would pair with x's last ones "
-            f"(for (B, H, T, d) pass (B, 1, T))"
-        )
+    _checks.checked_position_dims("positions", lead, x.shape, "(B, 1, T)")
     try:
         np.broadcast_shapes(lead, x_lead)
     except ValueError:
