@@ -254,6 +254,25 @@ def test_smoke_run_is_reproducible_in_one_process(smoke):
     assert seeds[0]["eval"] != seeds[1]["eval"]
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--workers", "0"], "--workers: must be an integer >= 1, got '0'"),
+        (["--threads", "two"], "--threads: must be an integer >= 1, got 'two'"),
+        (["--out", "{tmp}/missing/results.json"], "--out: no directory"),
+    ],
+)
+def test_bad_command_lines_stop_before_any_training(tmp_path, capsys, argv, message):
+    """A full run is minutes of training: a typo in --out must not surface at
+    its end, nor a bad count as a pool's or torch's traceback."""
+    argv = [arg.format(tmp=tmp_path) for arg in argv]
+    with pytest.raises(SystemExit) as stop:
+        main(["--smoke", "--experiment", "passkey", *argv])
+    assert stop.value.code == 2
+    err = capsys.readouterr()
+    assert message in err.err and err.out == ""  # no job started
+
+
 def test_one_experiment_alone(tmp_path, capsys):
     out = tmp_path / "passkey.json"
     main(["--smoke", "--experiment", "passkey", "--workers", "1", "--out", str(out)])

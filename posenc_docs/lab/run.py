@@ -207,10 +207,19 @@ def command_line() -> argparse.ArgumentParser:
         "full run; a --smoke run writes only when --out is given)",
     )
     parser.add_argument(
-        "--workers", type=int, default=2, help="processes (default 2; 1: no pool)"
+        "--workers", type=positive, default=2, help="processes (default 2; 1: no pool)"
     )
-    parser.add_argument("--threads", type=int, default=None, help="torch threads each")
+    parser.add_argument(
+        "--threads", type=positive, default=None, help="torch threads each"
+    )
     return parser
+
+
+def positive(text: str) -> int:
+    """A command-line count: an integer of at least 1 (argparse reports others)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return int(text)
 
 
 def main(argv=None) -> None:
@@ -222,6 +231,8 @@ def main(argv=None) -> None:
     if args.threads is not None:
         configs = {k: replace(c, threads=args.threads) for k, c in configs.items()}
     out = args.out or (None if args.smoke else DEFAULT_OUT)
+    if out is not None and not out.resolve().parent.is_dir():  # before the run
+        command_line().error(f"--out: no directory {out.resolve().parent}")
     log = lambda msg: print(msg, flush=True)  # noqa: E731
     results = run(configs, out, log=log, workers=args.workers)
     where = f"wrote {out.resolve()}" if out else "nothing written (no --out)"
