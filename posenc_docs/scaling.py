@@ -637,15 +637,20 @@ def from_rope_scaling(
         RoPE base (`rope_theta`) of the model.
     rope_scaling : dict or None
         A config's `rope_scaling`, or its `rope_parameters` (transformers 5).
-        Keys: `rope_type` (or the legacy `type`; default `"default"`), one of the
-        keys of `ROPE_TYPES` (transformers' names, plus `"ntk"` for static
-        NTK-aware scaling; transformers' `"proportional"` is not among them),
-        plus the keyword arguments of that method (`factor`,
+        Keys: `rope_type` (or the legacy `type`, which `rope_type` overrides as
+        in transformers; default `"default"`, and the legacy `"mrope"` means
+        it), one of the keys of `ROPE_TYPES` (transformers' names, plus `"ntk"`
+        for static NTK-aware scaling; transformers' `"proportional"` is not among
+        them), plus the keyword arguments of that method (`factor`,
         `original_max_position_embeddings`, `beta_fast`, `low_freq_factor`,
-        `short_factor`, ...). A key set to None counts as absent; `rope_theta`,
-        if present, must equal `base`; `partial_rotary_factor`, if present, must
-        be in (0, 1] and is otherwise not used (it is already in `d`). None means
-        no scaling.
+        `short_factor`, ...). A key set to None counts as absent; a `"yarn"`
+        without `factor` takes `max_position_embeddings / L0` (DeepSeek-V3);
+        `rope_theta`, if present, must equal `base`; `partial_rotary_factor`, if
+        present, must be in (0, 1] and is otherwise not used (it is already in
+        `d`); `mrope_section` and `mrope_interleaved` (M-RoPE's axes, see
+        `posenc_docs.mrope`) are ignored. A dict of one dict per layer type
+        (Gemma 3's) is refused: pass the one for the layer. None means no
+        scaling.
     max_position_embeddings : int, optional
         The config's own length: `"dynamic"` needs it, `"longrope"` uses it
         when `factor` is absent, and it stands in for a missing
@@ -696,6 +701,9 @@ def from_rope_scaling(
         _set_pretraining_length(
             params, original_max_position_embeddings, max_position_embeddings
         )
+    if kind == "yarn" and "factor" not in params and max_position_embeddings:
+        L0 = params.get("original_max_position_embeddings", max_position_embeddings)
+        params["factor"] = max_position_embeddings / L0  # DeepSeek-V3's, as in HF
     given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
     _check_rope_scaling_keys(kind, params, extra, keyword)
@@ -719,12 +727,15 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     if not isinstance(rope_scaling, Mapping):
         raise TypeError(f"rope_scaling must be a dict or None, got {rope_scaling!r}")
     params = {k: v for k, v in rope_scaling.items() if v is not None}
-    kinds = [params.pop(key) for key in ("rope_type", "type") if key in params]
-    if len(kinds) == 2 and kinds[0] != kinds[1]:
-        raise ValueError(f"rope_scaling's rope_type and type differ: {kinds}")
-    kind = checked_choice(
-        "rope_scaling's rope_type", (kinds or ["default"])[0], ROPE_TYPES
-    )
+    if layers := [k for k, v in params.items() if isinstance(v, Mapping)]:
+        raise ValueError(
+            f"rope_scaling holds one dict per layer type {layers}: pass one of them"
+        )
+    legacy = params.pop("type", "default")  # rope_type wins, as in transformers
+    kind = params.pop("rope_type", "default" if legacy == "mrope" else legacy)
+    for key in ("mrope_section", "mrope_interleaved"):  # which axis, not frequency
+        params.pop(key, None)
+    kind = checked_choice("rope_scaling's rope_type", kind, ROPE_TYPES)
     theta = params.pop("rope_theta", base)
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")

@@ -15,6 +15,7 @@ itself is compared in float64 (1e-12).
 """
 
 import itertools
+import math
 import os
 import re
 from pathlib import Path
@@ -206,6 +207,38 @@ def test_from_rope_scaling_takes_a_configs_own_rope_parameters(method):
             seq_len=seq_len,
         )
         assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
+
+
+def test_from_rope_scaling_reads_transformers_5_rope_parameters_as_hf_does():
+    """Qwen2-VL's standardized parameters keep the legacy type "mrope" beside
+    rope_type "default" (rope_type wins) and its mrope_section (an axis split, not
+    a frequency); a yarn without factor takes max_position_embeddings / L0."""
+    from transformers import Qwen2VLConfig
+
+    text = {"rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]},
+            "rope_theta": 1e6, "hidden_size": 32, "num_attention_heads": 2}  # fmt: skip
+    config = Qwen2VLConfig(text_config=text).text_config
+    parameters = dict(config.rope_parameters)
+    assert parameters["type"] == "mrope" and parameters["rope_type"] == "default"
+    ours = scaling.from_rope_scaling(16, 1e6, parameters)
+    assert_matches_hf(ours, (rope.inv_freq(16, 1e6), 1.0))
+    yarn = {"factor": None, "original_max_position_embeddings": 2048}
+    config = hf_config(64, 1e4, "yarn", 8192, **yarn)
+    ours = scaling.from_rope_scaling(
+        64, 1e4, {"rope_type": "yarn", **yarn}, max_position_embeddings=8192
+    )
+    assert_matches_hf(ours, hf_frequencies(config))
+    assert ours[1] == pytest.approx(0.1 * math.log(4) + 1)  # s = 8192 / 2048
+
+
+def test_from_rope_scaling_refuses_one_dict_per_layer_type():
+    from transformers import Gemma3TextConfig
+
+    per_layer = Gemma3TextConfig().rope_parameters  # Gemma 3: local and global
+    with pytest.raises(ValueError, match="one dict per layer type.*pass one"):
+        scaling.from_rope_scaling(256, 1e4, per_layer)
+    local = per_layer["sliding_attention"]
+    assert scaling.from_rope_scaling(256, local["rope_theta"], local)[1] == 1.0
 
 
 @pytest.mark.parametrize("seq_len", [2000, 8000])

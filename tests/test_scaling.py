@@ -601,7 +601,6 @@ def test_rope_types_table_names_transformers_rope_types():
         ),
         ({"rope_type": "linear"}, ["is missing", "'factor'"]),
         ({"rope_type": "dynamic", "factor": 2.0}, ["max_position_embeddings must"]),
-        ({"rope_type": "yarn", "type": "linear", "factor": 2.0}, ["type differ"]),
         ({"rope_type": "default", "rope_theta": 5e5}, ["rope_theta", "is not base"]),
         (
             {"rope_type": "linear", "factor": 2.0, "max_position_embeddings": 9},
@@ -616,8 +615,25 @@ def test_from_rope_scaling_rejects_bad_dicts_naming_the_key(rope_scaling, words)
         assert word in str(error.value)
 
 
+def test_from_rope_scaling_takes_rope_type_over_the_legacy_type():
+    both = {"rope_type": "linear", "type": "yarn", "factor": 2.0}  # as transformers
+    assert_equal_pair(
+        scaling.from_rope_scaling(64, 1e4, both), scaling.linear(64, factor=2.0)
+    )
+    legacy = {"type": "linear", "factor": 2.0}
+    assert_equal_pair(
+        scaling.from_rope_scaling(64, 1e4, legacy), scaling.linear(64, factor=2.0)
+    )
+
+
 def test_from_rope_scaling_needs_a_dict():
     with pytest.raises(TypeError, match="rope_scaling"):
         scaling.from_rope_scaling(64, 1e4, [("rope_type", "linear")])
     with pytest.raises(TypeError, match="rope_type must be one of"):  # wrong kind
         scaling.from_rope_scaling(64, 1e4, {"rope_type": ["linear"]})
+
+
+def assert_equal_pair(ours, want):
+    """Two (inv_freq, attention_factor) pairs, exactly equal."""
+    np.testing.assert_array_equal(ours[0], want[0])
+    assert ours[1] == want[1]
