@@ -129,7 +129,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
     original_max_position_embeddings : int
         The training length L.
     mscale : float, default 1.0
-        YaRN's mscale (1 unless a config sets it).
+        YaRN's mscale, >= 0 (1 unless a config sets it; 0: no temperature).
 
     Returns
     -------
@@ -148,7 +148,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
     L = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings
     )
-    mscale = checked_real("mscale", mscale, gt=0)
+    mscale = checked_real("mscale", mscale, ge=0)
     factors = np.maximum(1.0, (p.astype(np.float64) + 1.0) / L)
     g = [scaling.yarn_mscale(float(s), mscale) for s in factors.ravel()]
     return np.square(g).reshape(factors.shape)
@@ -163,7 +163,7 @@ def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscal
     L = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings
     )
-    mscale = checked_real("mscale", mscale, gt=0)
+    mscale = checked_real("mscale", mscale, ge=0)
     s = ((p + 1.0) / L).clamp(min=1.0)
     return (0.1 * mscale * torch.log(s) + 1.0) ** 2
 

@@ -113,6 +113,17 @@ def test_yarn_scale_equals_hugging_face_attention_factor():
         assert ours[0] == pytest.approx(g**2, rel=1e-12)  # cos and sin both times g
 
 
+def test_yarn_logit_scale_takes_mscale_0_as_yarn_mscale_does():
+    """mscale >= 0 in both (0: no temperature), as in scaling.yarn_mscale."""
+    p = np.array([100, 40_000])
+    for scale in (yarn_logit_scale, yarn_logit_scale_torch):
+        positions = p if scale is yarn_logit_scale else torch.from_numpy(p)
+        tau = scale(positions, original_max_position_embeddings=4096, mscale=0.0)
+        np.testing.assert_array_equal(np.asarray(tau), [1.0, 1.0])
+        with pytest.raises(ValueError, match="mscale"):
+            scale(positions, original_max_position_embeddings=4096, mscale=-1.0)
+
+
 @FAST
 @given(positions)
 def test_all_three_are_one_inside_training_and_grow_after(p):
