@@ -180,14 +180,16 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     base : float, default 10000.0
         Wavelength base; finite and > 1.
     max_len : int, default 2048
-        Rows built up front (positive); more are built when a call needs them.
+        Rows built up front (positive); rows past them are computed for the
+        call that needs them.
 
     Notes
     -----
     `forward(x, offset)` returns `x + PE[offset : offset + T]` for a
     floating-point `x` of shape `(..., T, d)` (integer `x` is a TypeError)
     and an integer `offset >= 0`; the output has the dtype of `x`. Nothing is
-    learned; the table grows on demand because every position is defined.
+    learned, and every position is defined: a decoding step at position 200,000
+    computes one row, not a 200,000-row table.
     """
 
     def __init__(self, d: int, base: float = 10000.0, max_len: int = 2048):
@@ -199,12 +201,13 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     def _build(self, n: int) -> torch.Tensor:
         return torch.from_numpy(table(n, self.d, self.base)).float()  # (n, d)
 
-    @torch.inference_mode(False)  # grown in an inference pass, it still trains
-    def _grow(self, needed: int) -> None:
-        """At least double the table (a decoding loop rebuilds it O(log n) times),
-        in the device and dtype it has (after `.half()`, say)."""
-        n = max(needed, 2 * self.pe.shape[0])
-        self.pe = self._build(n).to(self.pe.device, self.pe.dtype)
+    def _rows(self, offset: int, T: int) -> torch.Tensor:
+        """Rows `offset .. offset + T - 1`: the table's, or past it computed for
+        just these positions, in the table's device and dtype (`.half()`, say)."""
+        if offset + T <= self.pe.shape[0]:
+            return self.pe[offset : offset + T]  # (T, d)
+        rows = encode(np.arange(offset, offset + T), self.d, self.base)  # (T, d)
+        return torch.from_numpy(rows).to(self.pe.device, self.pe.dtype)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """Add the table's rows `offset .. offset + T - 1` to x.
@@ -223,7 +226,5 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
         """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         offset, T = checked_int("offset", offset, minimum=0), x.shape[-2]
-        if offset + T > self.pe.shape[0]:
-            self._grow(offset + T)
-        rows = self.pe[offset : offset + T].to(device=x.device, dtype=x.dtype)
+        rows = self._rows(offset, T).to(device=x.device, dtype=x.dtype)
         return x + rows  # (..., T, d)
