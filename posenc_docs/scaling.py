@@ -702,7 +702,7 @@ def from_rope_scaling(
             params, original_max_position_embeddings, max_position_embeddings
         )
     if kind == "yarn" and "factor" not in params and max_position_embeddings:
-        L0 = params.get("original_max_position_embeddings", max_position_embeddings)
+        L0 = params["original_max_position_embeddings"]  # set just above
         params["factor"] = max_position_embeddings / L0  # DeepSeek-V3's, as in HF
     given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}

@@ -231,8 +231,9 @@ def main(argv=None) -> None:
     if args.threads is not None:
         configs = {k: replace(c, threads=args.threads) for k, c in configs.items()}
     out = args.out or (None if args.smoke else DEFAULT_OUT)
-    if out is not None and not out.resolve().parent.is_dir():  # before the run
-        command_line().error(f"--out: no directory {out.resolve().parent}")
+    folder = None if out is None else out.resolve().parent
+    if folder is not None and not folder.is_dir():  # before the run, not after
+        command_line().error(f"--out: no directory {folder}")
     log = lambda msg: print(msg, flush=True)  # noqa: E731
     results = run(configs, out, log=log, workers=args.workers)
     where = f"wrote {out.resolve()}" if out else "nothing written (no --out)"
