@@ -249,6 +249,14 @@ def guarded_page(browser, color_scheme="light", width=1280, javascript=True):
     return GuardedPage(context)
 
 
+def mount_widget(page, name: str = "") -> None:
+    """Scroll the page's widget (``data-widget=name``, if given) into view and wait
+    until it is mounted: widgets mount once within a screen of the viewport."""
+    selector = f".posenc-widget[data-widget{f'={name}' if name else ''}]"
+    page.locator(selector).first.scroll_into_view_if_needed()
+    page.wait_for_selector(f"{selector}[data-mounted=ready] .pw")
+
+
 @pytest.fixture
 def guarded(browser):
     def open_page(**options):

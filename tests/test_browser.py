@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import tinycss2
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, mount_widget
 from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT, contrast
 
 sys.path.insert(0, str(ROOT / "hooks"))  # as MkDocs does for its hooks
@@ -765,7 +765,7 @@ def test_a_focused_control_is_not_hidden_under_the_sticky_header(guarded, site_u
     tab = guarded(width=640)
     tab.page.set_viewport_size({"width": 640, "height": 400})
     tab.open(f"{site_url}/part1/picture/")
-    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    mount_widget(tab.page)
     field = tab.page.get_by_label("Positions", exact=True)
     field.evaluate("f => window.scrollBy(0, f.getBoundingClientRect().top - 10)")
     assert field.evaluate("f => f.getBoundingClientRect().top") < 48  # covered

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from posenc_docs.figures import BY_SLUG
-from tests.conftest import figure_slugs
+from tests.conftest import figure_slugs, mount_widget
 
 PHONE = {"width": 390, "height": 844}
 SMALLEST_PX = 9.0
@@ -166,7 +166,7 @@ def test_smallest_text_reads_matplotlib_text_groups_and_scripts():
 def test_print_shows_the_static_figures_not_the_widget(guarded, site_url, path):
     tab = guarded(color_scheme="dark", width=1280).without_cache()
     tab.page.goto(f"{site_url}/{path}", wait_until="networkidle")
-    tab.page.wait_for_selector(".posenc-widget[data-mounted='ready'] .pw")
+    mount_widget(tab.page)
     fallbacks = tab.page.locator(".posenc-widget figure.posenc-fig")
     assert fallbacks.count() >= 1
     assert not any(fallbacks.nth(i).is_visible() for i in range(fallbacks.count()))

@@ -16,7 +16,7 @@ import torch
 
 from posenc_docs import alibi, learned, rope, scaling, sinusoidal
 
-from .conftest import AXE, AXE_RUN, GuardedPage
+from .conftest import AXE, AXE_RUN, GuardedPage, mount_widget
 from .page_checks import contrast
 
 pytestmark = pytest.mark.browser
@@ -44,7 +44,7 @@ def assert_shown(locator, expected: float, places: int):
 def open_widget(guarded, site_url, path, **options):
     tab = guarded(**options)
     tab.page.goto(f"{site_url}/{path}", wait_until="load")
-    tab.page.wait_for_selector("html[data-posenc-widgets=ready] .posenc-widget .pw")
+    mount_widget(tab.page)
     return tab
 
 
@@ -458,7 +458,8 @@ def test_with_javascript_the_widget_replaces_them(guarded, site_url, path):
 VISIBLE_FIGURE_NUMBERS = """() => [...document.querySelectorAll(
   "figure.posenc-fig figcaption strong, .posenc-widget__caption strong")]
   .filter((label) => label.checkVisibility()).map((label) => label.textContent)"""
-LINK_TARGETS = """() => [...document.querySelectorAll('article a[href^="#fig-"]')]
+LINK_TARGETS = """() => [...document.querySelectorAll('article a[href*="#fig-"]')]
+  .filter((link) => link.pathname === location.pathname)  // Material makes it absolute
   .map((link) => document.getElementById(link.hash.slice(1)))
   .map((target) => target && target.checkVisibility())"""
 
@@ -487,10 +488,11 @@ def test_figure_numbers_on_screen_run_1_to_n(browser, site_url, path, javascript
         page = context.new_page()
         page.goto(f"{site_url}/{path}", wait_until="load")
         if javascript:
-            page.wait_for_selector(".posenc-widget[data-mounted=ready] .pw")
+            mount_widget(page)
         numbers = shown_numbers(page.evaluate(VISIBLE_FIGURE_NUMBERS))
         assert numbers == list(range(1, len(numbers) + 1)) and numbers
-        assert all(page.evaluate(LINK_TARGETS))  # "Figure N" links land on it
+        targets = page.evaluate(LINK_TARGETS)  # "Figure N" links land on it
+        assert all(targets) and (targets or path == EXPLORER)  # none links there
         caption = page.locator(".posenc-widget__caption")
         assert caption.count() == (1 if javascript else 0)
         if javascript:  # announced as a figure named by its number; the rest of
@@ -500,6 +502,32 @@ def test_figure_numbers_on_screen_run_1_to_n(browser, site_url, path, javascript
             assert widget.locator(".pw").count() == 1
     finally:
         context.close()
+
+
+def test_a_widget_far_down_mounts_near_the_screen_and_links_land_on_it(
+    guarded, site_url
+):
+    """The context-extension widget is far below the first screen at 390 px: at
+    load it is not built (no long task before the reader scrolls), yet its caption
+    and anchors are there, and a "Figure N" link to it builds it and lands on it."""
+    tab = guarded(width=390)
+    page = tab.page
+    page.goto(f"{site_url}/{EXTENSION}", wait_until="load")
+    page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    tab.settle()
+    widget = page.locator(".posenc-widget")
+    assert widget.get_attribute("data-mounted") == "loading"
+    assert widget.locator(".pw").count() == 0 and widget.evaluate(
+        "w => w.getBoundingClientRect().top > 2 * innerHeight"
+    )
+    assert page.locator(".posenc-widget__caption").count() == 1
+    assert page.evaluate(LINK_TARGETS) == [True, True]
+    anchor = widget.locator(":scope > span[id]").first.get_attribute("id")
+    page.locator(f'article a[href$="#{anchor}"]').first.click()
+    page.wait_for_selector(".posenc-widget[data-mounted=ready] .pw")
+    top = widget.evaluate("w => w.getBoundingClientRect().top")
+    assert 0 <= top < page.viewport_size["height"] / 2, top
+    assert tab.errors == []
 
 
 RESERVED_HEIGHT = """(name) => {
@@ -530,14 +558,10 @@ def test_instant_navigation_mounts_once_per_visit(guarded, site_url):
     page.evaluate("window.posencVisit = 1")  # gone if a click reloads the page
     for _ in range(2):
         page.locator(f'a.md-nav__link[href$="{EXPLORER}"]').first.click()
-        page.wait_for_selector(  # not the other page's, before the swap
-            ".posenc-widget[data-widget=encoding-explorer][data-mounted=ready] .pw"
-        )
+        mount_widget(page, "encoding-explorer")  # not the other page's
         assert page.locator(".pw").count() == 1
         page.locator(f'a.md-nav__link[href$="{EXTENSION}"]').first.click()
-        page.wait_for_selector(
-            ".posenc-widget[data-widget=context-extension][data-mounted=ready] .pw"
-        )
+        mount_widget(page, "context-extension")
         assert page.locator(".pw").count() == 1
     assert page.evaluate("window.posencVisit") == 1
     assert tab.blocked == [] and tab.errors == []

@@ -15,17 +15,40 @@ async function mountAll() {
       live.delete(widget);
     }
   }
+  nearScreen.disconnect();
   for (const root of document.querySelectorAll(".posenc-widget[data-widget]")) {
     const load = LOADERS[root.dataset.widget];
     if (!load || root.dataset.mounted) continue; // idempotent
     root.dataset.mounted = "loading";
     const { mount, CAPTION } = await load();
-    live.add(mount(root));
     takeOverFigures(root, CAPTION);
     keepPlainKeys(root);
-    root.dataset.mounted = "ready";
+    root.posencMount = () => {
+      live.add(mount(root));
+      const caption = root.querySelector(":scope > .posenc-widget__caption");
+      if (caption) root.append(caption); // below the controls mount() appended
+      root.dataset.mounted = "ready";
+    };
+    nearScreen.observe(root);
   }
 }
+
+// A widget's controls and canvases are built when it comes within a screen of
+// the viewport, not at load: on a phone, a widget far down the page cost a long
+// task (117 ms in Lighthouse's trace of the context-extension page) before the
+// reader could scroll. Its caption and its figures' anchors are there from the
+// start, so a "Figure N" link lands on it; its room is kept (extra.css).
+const nearScreen = new IntersectionObserver(
+  (entries) => {
+    for (const { target, isIntersecting } of entries) {
+      if (!isIntersecting || !target.posencMount) continue;
+      nearScreen.unobserve(target);
+      target.posencMount();
+      delete target.posencMount;
+    }
+  },
+  { rootMargin: "100% 0px" },
+);
 
 // The mounted widget hides the static figures it replaces (an inline rule in
 // overrides/main.html), so it takes over their "Figure N" numbers, in a caption

@@ -194,6 +194,6 @@ export const legendItem = (label, style) => h("li", {}, swatch(style), label);
 /** Hide the static build-time figures inside a widget root; they are the no-JS view. */
 export function hideFallback(root) {
   for (const child of root.children) {
-    if (!child.classList.contains("pw")) child.hidden = true;
+    if (child.matches("figure.posenc-fig")) child.hidden = true;
   }
 }
