@@ -150,6 +150,18 @@ def _checked_shape(name, x, min_ndim, last_dim, floating, is_float):
     return x
 
 
+def checked_indices(name: str, values, length: int, n: int) -> np.ndarray:
+    """`values` as a 1-D integer array of `length` entries, each one of 0..n-1."""
+    values = checked_array(name, values, last_dim=length, floating=False)
+    if values.ndim != 1 or values.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be a 1-D integer array, got {values.tolist()}")
+    if length and not 0 <= values.min() <= values.max() < n:
+        raise ValueError(
+            f"{name} must hold indices from 0 to {n - 1}, got {values.tolist()}"
+        )
+    return values
+
+
 def checked_permutation(name: str, perm, n: int) -> np.ndarray:
     """`perm` as an int array holding each of 0..n-1 exactly once."""
     values = np.asarray(perm.detach().cpu() if isinstance(perm, torch.Tensor) else perm)

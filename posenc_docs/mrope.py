@@ -27,6 +27,7 @@ from posenc_docs._checks import (
     checked_array,
     checked_bool,
     checked_even,
+    checked_indices,
     checked_int,
     checked_position_dims,
     checked_real,
@@ -94,9 +95,10 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
 # --8<-- [end:mrope_pair_axes-body]
 
 
-def _checked_positions(name, positions, x_shape, n_axes):
-    """Integer positions of shape (n_axes, ..., T), T = x_shape[-2]."""
+def _checked_positions(name, positions, x_shape, n_axes=None):
+    """Positions of shape (n_axes, ..., T), T = x_shape[-2] (n_axes: any if None)."""
     positions = checked_array(name, positions, min_ndim=2, floating=False)
+    n_axes = len(positions) if n_axes is None else n_axes
     _check_positions_shape(name, positions.shape, x_shape, n_axes)
     return positions
 
@@ -151,9 +153,9 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     # --8<-- [start:rotate_by_axes-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     half = checked_even("x.shape[-1]", x.shape[-1]) // 2
-    pair_axis = checked_array("pair_axis", pair_axis, last_dim=half, floating=False)
     inv_freq = checked_array("inv_freq", inv_freq, last_dim=half)
-    positions = checked_array("positions", positions, min_ndim=2, floating=False)
+    positions = _checked_positions("positions", positions, x.shape)  # (n_axes, ..., T)
+    pair_axis = checked_indices("pair_axis", pair_axis, half, len(positions))
     per_pair = np.moveaxis(positions[pair_axis], 0, -1)  # (..., T, d/2)
     angle = per_pair.astype(np.float64) * inv_freq  # (..., T, d/2)
     cos, sin = np.cos(angle), np.sin(angle)

@@ -215,7 +215,7 @@ def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
     Returns
     -------
     numpy.ndarray
-        Shape `(d, d)`, with `apply_rope(x, [m]) == R_m @ x`.
+        Shape `(d, d)`: for x of shape (d,), `apply_rope(x[None], [m])[0] == R_m @ x`.
 
     Notes
     -----

@@ -281,6 +281,46 @@ def test_rotate_by_axes_checks_its_arrays():
         rotate_by_axes(x, positions, np.zeros(4, dtype=int), np.ones(4, dtype=int))
 
 
+@pytest.mark.parametrize(
+    "pair_axis, error, match",
+    [
+        ([0, 1, 1, -1], ValueError, r"pair_axis must hold indices from 0 to 1, got"),
+        ([0, 1, 1, 2], ValueError, r"from 0 to 1, got \[0, 1, 1, 2\]"),
+        ([0.0, 1.0, 1.0, 1.0], TypeError, "pair_axis must be a 1-D integer array"),
+        ([[0, 1, 1, 1]], TypeError, "pair_axis must be a 1-D integer array"),
+    ],
+)
+def test_rotate_by_axes_refuses_a_pair_axis_that_is_not_an_axis(
+    pair_axis, error, match
+):
+    """An engineer's review: -1 was read as the last axis, 2 of 2 axes and floats
+    gave NumPy's bare IndexError."""
+    from posenc_docs.mrope import rotate_by_axes
+
+    x, positions = np.zeros((4, 8)), np.zeros((2, 4), dtype=int)  # 2 axes
+    with pytest.raises(error, match=match):
+        rotate_by_axes(x, positions, np.array(pair_axis), np.ones(4))
+
+
+@pytest.mark.parametrize(
+    "x_shape, positions_shape, match",
+    [
+        ((5, 8), (3, 1), r"positions must have shape \(3, \.\.\., T\) with T = "),
+        ((2, 2, 5, 8), (3, 2, 5), r"for \(B, H, T, d\) pass \(3, B, 1, T\)"),
+    ],
+)
+def test_rotate_by_axes_checks_positions_like_apply_mrope(
+    x_shape, positions_shape, match
+):
+    """An engineer's review: one position per axis was spread over all 5 tokens,
+    and HF's (3, B, T) paired sequence b with head b when B == H."""
+    from posenc_docs.mrope import rotate_by_axes
+
+    x, axes = np.ones(x_shape), np.array([0, 1, 2, 2])
+    with pytest.raises(ValueError, match=match):
+        rotate_by_axes(x, np.zeros(positions_shape, dtype=int), axes, np.ones(4))
+
+
 def test_bad_shapes_are_rejected():
     sec = {"mrope_section": [2, 2, 2]}
     with pytest.raises(
