@@ -2,9 +2,13 @@
 
 The library is the top level of this package, one module per idea:
 `sinusoidal`, `learned`, `rope`, `alibi`, `scaling` (RoPE context
-extension) and `attention` (the attention the demonstrations use). Each has a
-float64 NumPy reference and a PyTorch twin tested equal to it. `pages`,
-`figures`, `examples` and `lab` support the site and are not the library.
+extension), `partial_rotary`, `mrope` (RoPE over several position axes),
+`relative_bias` (T5's bucketed bias), `windows` (sliding windows, sinks, NoPE
+layers), `temperature` (attention scaling with position) and `attention` (the
+attention the demonstrations use). Each computation has a float64 NumPy
+reference and a PyTorch twin tested equal to it; `learned` is a PyTorch module
+only (its table is trained). `pages`, `figures`, `examples` and `lab` support
+the site and are not the library.
 
 Validation policy
 -----------------

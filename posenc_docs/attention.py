@@ -23,6 +23,14 @@ def _future_keys(q_len: int, k_len: int) -> np.ndarray:
     return np.arange(k_len)[None, :] > query_pos  # (q, k)
 
 
+def _broadcasts_into(shape, target: tuple) -> bool:
+    """Whether `shape` broadcasts to `target` without enlarging it."""
+    try:
+        return np.broadcast_shapes(tuple(shape), target) == target
+    except ValueError:
+        return False
+
+
 def _check_shapes(q, k, v, bias, causal) -> None:
     """Raise a ValueError naming the argument whose shape does not fit."""
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
@@ -42,12 +50,13 @@ def _check_shapes(q, k, v, bias, causal) -> None:
             f"repeat k and v per group first), got q {tuple(q.shape)}, "
             f"k {tuple(k.shape)}"
         ) from None
+    if not _broadcasts_into(v.shape[:-2], lead):
+        raise ValueError(
+            f"v's leading dims must broadcast to q's and k's {lead}, got v "
+            f"{tuple(v.shape)}"
+        )
     scores = (*lead, q.shape[-2], k.shape[-2])
-    try:  # to the logits' shape: a bias with more or larger dims would enlarge it
-        fits = bias is None or np.broadcast_shapes(tuple(bias.shape), scores) == scores
-    except ValueError:
-        fits = False
-    if not fits:
+    if bias is not None and not _broadcasts_into(bias.shape, scores):
         raise ValueError(
             f"bias must broadcast to the logits' shape {scores}, "
             f"got {tuple(bias.shape)}"
@@ -226,6 +235,8 @@ def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=Fal
     for name, t in w.items():
         _checks.checked_tensor(name, t)
         _checks.checked_same_device(name, t, x.device)
+        if t.dtype != x.dtype:
+            raise TypeError(f"{name} must have x's dtype {x.dtype}, got {t.dtype}")
     _check_projections(x, w, rotate)
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., T, d_head)
     if rotate is not None:

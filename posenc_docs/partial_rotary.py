@@ -23,20 +23,25 @@ from posenc_docs._checks import (
     checked_array,
     checked_choice,
     checked_even,
+    checked_position_dims,
     checked_real,
     checked_tensor,
 )
 
 
-def _checked_config(rotary_dim, d: int, base, layout) -> int:
-    """rotary_dim as an int, after checking it, base and layout."""
+def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout) -> int:
+    """rotary_dim as an int, after checking it, base, layout and positions' leading
+    dims against x's (here, so that an error shows x's shape, not the prefix's)."""
     checked_choice("layout", layout, rope.LAYOUTS)
     checked_real("base", base, gt=1)
     rotary_dim = checked_even("rotary_dim", rotary_dim, minimum=0)
+    d = x_shape[-1]
     if rotary_dim > d:
         raise ValueError(
             f"rotary_dim must be <= the head width x.shape[-1] = {d}, got {rotary_dim}"
         )
+    if (shape := getattr(positions, "shape", None)) is not None and len(shape) > 1:
+        checked_position_dims("positions", tuple(shape[:-1]), x_shape, "(B, 1, T)")
     return rotary_dim
 
 
@@ -73,7 +78,7 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     """
     # --8<-- [start:apply_partial_rope-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)
-    r = _checked_config(rotary_dim, x.shape[-1], base, layout)
+    r = _checked_config(rotary_dim, x.shape, positions, base, layout)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]
         return np.broadcast_to(x, (*lead, x.shape[-1])).copy()
@@ -98,7 +103,7 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     """
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
-    r = _checked_config(rotary_dim, x.shape[-1], base, layout)
+    r = _checked_config(rotary_dim, x.shape, positions, base, layout)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         dummy = x.new_zeros((*x.shape[:-1], 2))
         shape = (*rope.apply_rope_torch(dummy, positions).shape[:-1], x.shape[-1])

@@ -187,7 +187,8 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     -----
     `forward(x, offset)` returns `x + PE[offset : offset + T]` for a
     floating-point `x` of shape `(..., T, d)` (integer `x` is a TypeError)
-    and an integer `offset >= 0`; the output has the dtype of `x`. Nothing is
+    and an integer `offset >= 0`; the output has the dtype of `x` (float64 `x`
+    gets rows computed in float64, equal to `table`). Nothing is
     learned, and every position is defined: a decoding step at position 200,000
     computes one row, not a 200,000-row table.
     """
@@ -201,13 +202,17 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     def _build(self, n: int) -> torch.Tensor:
         return torch.from_numpy(table(n, self.d, self.base)).float()  # (n, d)
 
-    def _rows(self, offset: int, T: int) -> torch.Tensor:
+    def _rows(self, offset: int, T: int, dtype: torch.dtype) -> torch.Tensor:
         """Rows `offset .. offset + T - 1`: the table's, or past it computed for
-        just these positions, in the table's device and dtype (`.half()`, say)."""
-        if offset + T <= self.pe.shape[0]:
+        just these positions, in the table's device and dtype (`.half()`, say).
+        For float64 x they are always computed: the table holds float32 values."""
+        wide = dtype == torch.float64
+        if offset + T <= self.pe.shape[0] and not wide:
             return self.pe[offset : offset + T]  # (T, d)
         rows = encode(np.arange(offset, offset + T), self.d, self.base)  # (T, d)
-        return torch.from_numpy(rows).to(self.pe.device, self.pe.dtype)
+        return torch.from_numpy(rows).to(
+            self.pe.device, dtype if wide else self.pe.dtype
+        )
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """Add the table's rows `offset .. offset + T - 1` to x.
@@ -226,5 +231,5 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
         """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         offset, T = checked_int("offset", offset, minimum=0), x.shape[-2]
-        rows = self._rows(offset, T).to(device=x.device, dtype=x.dtype)
+        rows = self._rows(offset, T, x.dtype).to(device=x.device, dtype=x.dtype)
         return x + rows  # (..., T, d)

@@ -281,6 +281,32 @@ def test_a_bias_that_would_enlarge_the_logits_is_refused(backend):
     assert run(q, k, v, bias=bias[0]).shape == (3, 2)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("v_shape", [(7, 2, 5, 6), (3, 5, 6)])
+def test_values_whose_leading_dims_do_not_fit_are_refused_by_name(backend, v_shape):
+    """From an engineer's review: v (7, 2, 5, 6) against q (2, 3, 4) silently gave
+    a (7, 2, 3, 6) output; v (3, 5, 6) raised torch's or NumPy's own error."""
+    q, k, v = np.zeros((2, 3, 4)), np.zeros((2, 5, 4)), np.zeros(v_shape)
+    run = attention if backend == "numpy" else attention_torch
+    if backend == "torch":
+        q, k, v = (torch.from_numpy(a) for a in (q, k, v))
+    with pytest.raises(
+        ValueError, match=r"v's leading dims must broadcast to .* \(2,\)"
+    ):
+        run(q, k, v)
+    assert run(q, k, v[..., :1, :, :] if len(v_shape) == 3 else v[0]).shape == (2, 3, 6)
+
+
+@pytest.mark.parametrize("name", ["w_q", "w_v"])
+def test_a_projection_of_another_dtype_is_refused_by_name(name):
+    """From an engineer's review: it was matmul's "expected m1 and m2 to have the
+    same dtype", naming no argument."""
+    x, w = torch.zeros(2, 5, 8), torch.zeros(8, 4)
+    weights = {"w_q": w, "w_k": w, "w_v": w} | {name: w.double()}
+    with pytest.raises(TypeError, match=rf"{name} must have x's dtype torch\.float32"):
+        self_attention_torch(x, *weights.values())
+
+
 def _f64(*shape, seed):
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)

@@ -260,3 +260,16 @@ def test_deepseek_v3_rotates_its_rope_slice_interleaved_and_returns_it_half_spli
     np.testing.assert_allclose(
         q_ours @ np.swapaxes(k_ours, -1, -2), scores_hf, atol=1e-4
     )
+
+
+@pytest.mark.parametrize("rotary_dim", [4, 0])
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_a_positions_error_shows_the_shape_of_x_not_of_its_prefix(backend, rotary_dim):
+    """From an engineer's review: HF's (B, T) positions for x (2, 3, 4, 8) were
+    refused naming x (2, 3, 4, 4), the rotated prefix, or (2, 3, 4, 2)."""
+    x, positions = np.zeros((2, 3, 4, 8)), np.arange(8).reshape(2, 4)
+    run = apply_partial_rope if backend == "numpy" else apply_partial_rope_torch
+    if backend == "torch":
+        x, positions = torch.from_numpy(x), torch.from_numpy(positions)
+    with pytest.raises(ValueError, match=r"fewer than x of shape \(2, 3, 4, 8\)"):
+        run(x, positions, rotary_dim=rotary_dim)

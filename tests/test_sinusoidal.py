@@ -158,3 +158,17 @@ def test_tiny_model_with_default_arguments_learns_to_read_positions():
 
     losses = adam_losses(model.parameters(), loss, steps=30, lr=0.05)
     assert losses[-1] < 0.5 * losses[0]
+
+
+@pytest.mark.parametrize("offset", [0, 10, 15])
+def test_float64_input_gets_the_float64_table(offset):
+    """From an engineer's review: float64 x got the float32 table (3e-8 off), and
+    after .double() position 15 had two values, from the table and past it."""
+    module = sn.SinusoidalPositionalEncoding(64, max_len=16)
+    expected = torch.from_numpy(sn.table(offset + 5, 64)[offset:])  # (5, 64)
+    x = torch.zeros(1, 5, 64, dtype=torch.float64)
+    for _ in range(2):  # the float32 module, then the same module after .double()
+        out = module(x, offset=offset)
+        assert out.dtype == torch.float64
+        torch.testing.assert_close(out[0], expected, rtol=0, atol=1e-15)
+        module.double()
