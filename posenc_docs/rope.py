@@ -292,7 +292,8 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     -----
     bf16 keeps 8 significant bits: integers are exact only up to 256 (1001
     rounds to 1000), and $\theta_i$ and the product are each rounded by up to 0.4%
-    (2 radians on an angle of 1000). So inputs are upcast to float32 first.
+    (2 radians on an angle of 1000). So inputs are upcast to float32 first, whose
+    integers are exact up to $2^{24}$ = 16,777,216; float64 goes further.
     """
     positions = _checks.checked_tensor("positions", positions, floating=False)
     theta = _checks.checked_tensor("inv_freq", inv_freq)
@@ -564,6 +565,27 @@ def permute_qk_weight(w, n_heads: int, perm):
 # ---------------------------------------------------------------- module
 
 
+def _module_frequencies(inv_freq, d: int, base: float):
+    """RotaryEmbedding's checked float32 frequencies: (their values on the CPU,
+    to rebuild from, or None for a meta tensor; the tensor on its device)."""
+    values, theta = None, _default_inv_freq(d, base) if inv_freq is None else inv_freq
+    if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
+        values = torch.from_numpy(_checks.checked_array("inv_freq", theta)).float()
+        theta = values.to(torch.get_default_device())  # as nn.Linear's weight
+    theta = _checks.checked_tensor("inv_freq", theta, last_dim=d // 2)
+    if theta.ndim != 1:
+        raise ValueError(f"inv_freq must have shape ({d // 2},), got {theta.shape}")
+    if theta.requires_grad:
+        raise ValueError(
+            "inv_freq requires grad, but RotaryEmbedding caches cos/sin and would "
+            "not train it: for learned frequencies use apply_rope_torch"
+        )
+    theta = theta.detach().to(torch.float32)
+    if values is None and not theta.is_meta:
+        values = theta.cpu().clone()
+    return values, theta
+
+
 class RotaryEmbedding(torch.nn.Module):
     r"""RoPE for (B, H, T, d) queries and keys, with a float32 cos/sin cache.
 
@@ -589,11 +611,17 @@ class RotaryEmbedding(torch.nn.Module):
     `forward(q, k, offset)` rotates token t by $(\text{offset} + t)\, \theta_i$; with a
     KV cache pass `offset = past_len` so new tokens continue the positions.
     `inv_freq` and the cache stay float32 through `.to(dtype)`/`.half()`
-    (only the device follows), so a bf16 model keeps exact angles; float64
-    inputs are therefore rotated with float32-accurate cos/sin.
+    (only the device follows), so a bf16 model keeps float32 angles; float64
+    inputs are therefore rotated with float32-accurate cos/sin. float32 holds
+    every integer position only up to $2^{24}$ = 16,777,216: past it, neighbours
+    share an angle (`apply_rope_torch` with float64 x or `inv_freq` does not).
+    The buffers are rebuilt from the frequencies on each move, so a module built
+    under `torch.device("meta")` works after `to_empty`. Nothing is saved in
+    `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
+    scaled frequencies or `attention_factor`; build the module with the same ones.
+    Frequencies are fixed: an `inv_freq` that requires grad is refused (learned
+    frequencies go to `apply_rope_torch`, which differentiates through them).
     """
-
-    _FLOAT32_BUFFERS = ("inv_freq", "cos_cached", "sin_cached")
 
     def __init__(
         self,
@@ -613,14 +641,8 @@ class RotaryEmbedding(torch.nn.Module):
         self.attention_factor = _checks.checked_real(
             "attention_factor", attention_factor, gt=0
         )
-        theta = _default_inv_freq(d, base) if inv_freq is None else inv_freq
-        if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
-            theta = torch.from_numpy(_checks.checked_array("inv_freq", theta))
-            theta = theta.to(torch.get_default_device())  # as nn.Linear's weight
-        theta = _checks.checked_tensor("inv_freq", theta, last_dim=d // 2)
-        if theta.ndim != 1:
-            raise ValueError(f"inv_freq must have shape ({d // 2},), got {theta.shape}")
-        self.d, theta = d, theta.detach().to(torch.float32)
+        self.d = d
+        self._frequencies, theta = _module_frequencies(inv_freq, d, base)
         self.register_buffer("inv_freq", theta, persistent=False)
         self.register_buffer("cos_cached", torch.empty(0), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
@@ -634,11 +656,16 @@ class RotaryEmbedding(torch.nn.Module):
         self.sin_cached = angle.sin() * self.attention_factor
 
     def _apply(self, fn, recurse=True):
-        """Let .to()/.cuda() move the float32 buffers but never change their dtype."""
-        kept = {name: getattr(self, name) for name in self._FLOAT32_BUFFERS}
+        """.to()/.cuda()/to_empty() pick the device; the float32 buffers are then
+        rebuilt there from the frequencies, never cast (nor left uninitialised)."""
         super()._apply(fn, recurse)
-        for name, buffer in kept.items():
-            setattr(self, name, buffer.to(getattr(self, name).device))
+        if self._frequencies is None:  # built from a meta inv_freq: no values
+            raise ValueError(
+                "this RotaryEmbedding was given an inv_freq on the meta device, so "
+                "it has no frequencies to build: pass inv_freq with values"
+            )
+        self.inv_freq = self._frequencies.to(self.inv_freq.device)
+        self._build_cache(self.cos_cached.shape[0])
         return self
 
     def _rotate(self, x: torch.Tensor, offset: int, name: str) -> torch.Tensor:

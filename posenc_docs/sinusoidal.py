@@ -197,10 +197,18 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
         super().__init__()
         self.d, self.base = checked_even("d", d), checked_real("base", base, gt=1)
         max_len = checked_int("max_len", max_len)
-        self.register_buffer("pe", self._build(max_len), persistent=False)
+        table_rows = self._build(max_len, torch.get_default_device(), torch.float32)
+        self.register_buffer("pe", table_rows, persistent=False)
 
-    def _build(self, n: int) -> torch.Tensor:
-        return torch.from_numpy(table(n, self.d, self.base)).float()  # (n, d)
+    def _build(self, n: int, device, dtype) -> torch.Tensor:
+        return torch.from_numpy(table(n, self.d, self.base)).to(device, dtype)  # (n, d)
+
+    def _apply(self, fn, recurse=True):
+        """.to()/.half()/to_empty() pick the table's device and dtype; its rows are
+        then computed again there (a moved-to-empty table would be garbage)."""
+        super()._apply(fn, recurse)
+        self.pe = self._build(self.pe.shape[0], self.pe.device, self.pe.dtype)
+        return self
 
     def _rows(self, offset: int, T: int, dtype: torch.dtype) -> torch.Tensor:
         """Rows `offset .. offset + T - 1`: the table's, or past it computed for

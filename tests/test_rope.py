@@ -701,6 +701,30 @@ def test_rotary_buffers_are_made_on_the_default_device_like_other_modules(inv_fr
         assert buffer.dtype == torch.float32
 
 
+@pytest.mark.parametrize("inv_freq", [None, scaling.linear(16, factor=4.0)[0]])
+def test_a_module_built_on_meta_is_real_after_to_empty(inv_freq):
+    """The big-model flow, build on meta then `to_empty`: it raised "Cannot copy out
+    of meta tensor" (an engineer's review). The buffers are rebuilt on the device."""
+    with torch.device("meta"):
+        rope = RotaryEmbedding(16, inv_freq=inv_freq, attention_factor=1.2)
+    rope.to_empty(device="cpu")
+    built = RotaryEmbedding(16, inv_freq=inv_freq, attention_factor=1.2)
+    for name in ("inv_freq", "cos_cached", "sin_cached"):
+        assert torch.equal(getattr(rope, name), getattr(built, name)), name
+    x = torch.randn(1, 2, 5, 16, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(rope(x, x, 3)[0], built(x, x, 3)[0])
+    built.to_empty(device="cpu")  # a real module too: not left uninitialised
+    assert torch.equal(built.cos_cached, rope.cos_cached)
+
+
+def test_frequencies_that_require_grad_are_refused():
+    """They were detached into the cache and silently never trained."""
+    theta = torch.nn.Parameter(torch.from_numpy(inv_freq(8)).float())
+    with pytest.raises(ValueError, match="inv_freq requires grad.*apply_rope_torch"):
+        RotaryEmbedding(8, inv_freq=theta)
+    assert RotaryEmbedding(8, inv_freq=theta.detach()).inv_freq.requires_grad is False
+
+
 @pytest.mark.parametrize("rotate", [apply_rope, apply_rope_torch])
 def test_per_sequence_positions_of_shape_b_t_are_refused_for_b_h_t_d(rotate):
     """HF's position_ids are (B, T); aligned right against (B, H, T, d) they would

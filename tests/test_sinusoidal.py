@@ -172,3 +172,19 @@ def test_float64_input_gets_the_float64_table(offset):
         assert out.dtype == torch.float64
         torch.testing.assert_close(out[0], expected, rtol=0, atol=1e-15)
         module.double()
+
+
+def test_a_table_built_on_meta_is_real_after_to_empty():
+    """From an engineer's review: built under torch.device("meta") the table was
+    made on the CPU anyway, and `to_empty` left it uninitialised (outputs of
+    1e38) with a strict `load_state_dict` reporting success: nothing is saved."""
+    with torch.device("meta"):
+        module = sn.SinusoidalPositionalEncoding(64, max_len=32)
+    assert module.pe.is_meta
+    module.to_empty(device="cpu")
+    assert module.load_state_dict({}, strict=True)  # the table is not in checkpoints
+    expected = torch.from_numpy(sn.table(32, 64)).float()
+    torch.testing.assert_close(module.pe, expected, rtol=0, atol=0)
+    module.half().to_empty(device="cpu")
+    assert module.pe.dtype == torch.float16
+    torch.testing.assert_close(module.pe, expected.half(), rtol=0, atol=0)
