@@ -190,7 +190,8 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     and an integer `offset >= 0`; the output has the dtype of `x` (float64 `x`
     gets rows computed in float64, equal to `table`). Nothing is
     learned, and every position is defined: a decoding step at position 200,000
-    computes one row, not a 200,000-row table.
+    computes one row, not a 200,000-row table. The table is not in `state_dict`;
+    it is computed again on every move (`.to`, `.half()`, `to_empty`).
     """
 
     def __init__(self, d: int, base: float = 10000.0, max_len: int = 2048):
