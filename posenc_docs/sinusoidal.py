@@ -214,7 +214,8 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     def _rows(self, offset: int, T: int, dtype: torch.dtype) -> torch.Tensor:
         """Rows `offset .. offset + T - 1`: the table's, or past it computed for
         just these positions, in the table's device and dtype (`.half()`, say).
-        For float64 x they are always computed: the table holds float32 values."""
+        For float64 x they are always computed, so they never carry a float32
+        table's rounding."""
         wide = dtype == torch.float64
         if offset + T <= self.pe.shape[0] and not wide:
             return self.pe[offset : offset + T]  # (T, d)
