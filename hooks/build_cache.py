@@ -77,14 +77,22 @@ def imported_names(tree: ast.Module, package: str | None) -> set[str]:
     return names | parents
 
 
-def named_files(tree: ast.Module, bases: list[Path], root: Path):
-    """Package files a module's string constants name, relative to one of ``bases``
-    (``"results.json"``, ``"examples/pitfalls/x.py"``): ``(modules, data files)``."""
-    modules, data = set(), set()
+def path_strings(tree: ast.Module) -> frozenset[str]:
+    """A module's string constants that could be a relative file path."""
     strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    return frozenset(
+        text
+        for text in strings
+        if isinstance(text, str) and 0 < len(text) < 200 and "\n" not in text
+    )
+
+
+def named_files(strings: frozenset[str], bases: list[Path], root: Path):
+    """Package files that ``strings`` (`path_strings`) name, relative to one of
+    ``bases`` (``"results.json"``, ``"examples/pitfalls/x.py"``): ``(modules, data
+    files)``."""
+    modules, data = set(), set()
     for text in strings:
-        if not isinstance(text, str) or not 0 < len(text) < 200 or "\n" in text:
-            continue
         for path in (base / text for base in bases):
             if not path.is_file() or root / PACKAGE not in path.parents:
                 continue
@@ -99,18 +107,26 @@ def named_files(tree: ast.Module, bases: list[Path], root: Path):
 def _module_info(path: Path, stamp: tuple[int, int], name: str, root: Path):
     """Names ``path`` imports or names, and data files it names (memoized)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = parse_imports(path.read_text(encoding="utf-8"))
-    modules, data = named_files(tree, [path.parent, root / PACKAGE], root)
-    return frozenset(imported_names(tree, package) | modules), tuple(sorted(data))
+    names, strings = _source_facts(path.read_text(encoding="utf-8"), package)
+    modules, data = named_files(strings, [path.parent, root / PACKAGE], root)
+    return names | modules, tuple(sorted(data))
+
+
+@lru_cache(maxsize=1024)
+def _source_facts(source: str, package: str | None):
+    """Names ``source`` may import, and its strings that may name files (parsed
+    once in a process: ``mkdocs serve`` keeps them from one build to the next)."""
+    tree = parse_imports(source)
+    return frozenset(imported_names(tree, package)), path_strings(tree)
 
 
 @lru_cache(maxsize=1024)
 def _source_imports(source: str, package: str | None, root: Path, build: int):
-    """What ``source`` imports or names, looked up again in each ``build``: the
-    scripts it names may appear between two builds of one ``mkdocs serve``."""
-    tree = parse_imports(source)
-    modules, _ = named_files(tree, [root / PACKAGE], root)
-    return frozenset(imported_names(tree, package) | modules)
+    """What ``source`` imports or names, the files looked up again in each
+    ``build``: the scripts it names may appear between two builds of one serve."""
+    names, strings = _source_facts(source, package)
+    modules, _ = named_files(strings, [root / PACKAGE], root)
+    return names | frozenset(modules)
 
 
 def _stamp(path: Path) -> tuple[int, int]:

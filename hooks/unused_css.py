@@ -17,9 +17,10 @@ and drops ``@charset``, which means nothing after a stylesheet's first bytes.
 A stylesheet that a script's classes depend on must not go through `for_page`:
 `for_classes` takes the classes such scripts could add too (hooks/site_css.py).
 Results are kept in memory for ``mkdocs serve``'s rebuilds (0.5 s a notebook
-page).
+page), and a stylesheet is parsed once for all the pages that carry it.
 """
 
+import copy
 import functools
 import re
 
@@ -56,8 +57,13 @@ def _for_classes(css: str, classes: frozenset, read_by_page: frozenset) -> str:
     return "".join(_serialize(rule) for rule in without_keyframes(rules))
 
 
-def _parse(css: str) -> list:
-    return tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+@functools.lru_cache(maxsize=4)
+def _parse(css: str) -> tuple:
+    """The stylesheet's rules, parsed once for all pages (`kept_rules` copies a
+    rule before it changes one)."""
+    return tuple(
+        tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    )
 
 
 def _blocks(rule) -> list:
@@ -106,7 +112,7 @@ def kept_rules(rules: list, classes: set[str]) -> list:
     """``rules`` whose selectors `can_match`, with only those selectors; grouping
     rules with their kept children, dropped when none is left."""
     kept = []
-    for rule in rules:
+    for rule in map(copy.copy, rules):  # the parsed rules stay as they were
         if rule.type == "qualified-rule":
             matching = [s for s in selectors(rule.prelude) if can_match(s, classes)]
             if not matching:

@@ -105,3 +105,23 @@ def test_a_compound_class_selector_stays_exactly_when_the_page_has_its_classes(
         if set(s) <= on_page
     ]
     assert rules(unused_css.for_page(css, page)) == expected
+
+
+def test_one_parse_serves_pages_with_other_classes():
+    """The stylesheet is parsed once for all pages: pruning it for one page must not
+    change what another page keeps (nor what the first keeps the next time)."""
+    css = (
+        ".cell .text,.menu{--a:1;color:var(--a)}@media screen{.menu{b:2}.cell{c:3}}"
+        "@keyframes spin{to{x:1}}.menu{animation:spin}"
+    )
+    menu_page = '<nav class="menu"></nav>'
+    fresh = {}
+    for page in (PAGE, menu_page):
+        unused_css._parse.cache_clear()
+        fresh[page] = unused_css.for_classes(css, unused_css.page_classes(page))
+    unused_css._parse.cache_clear()
+    for page in (PAGE, menu_page, PAGE):
+        classes = unused_css.page_classes(page) | {"unused"}  # not the cached call
+        assert unused_css.for_classes(css, classes) == fresh[page]
+    assert unused_css._parse.cache_info().misses == 1
+    assert fresh[PAGE] != fresh[menu_page]
