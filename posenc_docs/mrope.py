@@ -130,13 +130,13 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
     Parameters
     ----------
-    x : numpy.ndarray, shape (..., T, d)
+    x : numpy.ndarray of shape (..., T, d)
         Queries or keys.
-    positions : numpy.ndarray, shape (n_axes, ..., T)
+    positions : numpy.ndarray of shape (n_axes, ..., T)
         One row of positions per axis, broadcastable against x's leading dims.
-    pair_axis : integer array, shape (d/2,)
+    pair_axis : integer array of shape (d/2,)
         Axis each pair follows (from `mrope_pair_axes`, say).
-    inv_freq : array, shape (d/2,)
+    inv_freq : array of shape (d/2,)
         Frequency of each pair.
 
     Returns
@@ -186,9 +186,9 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
 
     Parameters
     ----------
-    x : numpy.ndarray, shape (..., T, d)
+    x : numpy.ndarray of shape (..., T, d)
         Queries or keys, e.g. `(B, H, T, d)`.
-    positions_thw : integer array, shape (3, ..., T)
+    positions_thw : integer array of shape (3, ..., T)
         Temporal, height and width position of every token; for (B, H, T, d)
         pass `(3, B, 1, T)` (HF's `(3, B, T)` is refused: it would pair with H).
         Text tokens have all three equal.
@@ -259,9 +259,9 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
 
     Parameters
     ----------
-    x : numpy.ndarray, shape (..., T, d)
+    x : numpy.ndarray of shape (..., T, d)
         Patch queries or keys; d divisible by 4.
-    positions_hw : integer array, shape (2, ..., T)
+    positions_hw : integer array of shape (2, ..., T)
         Row and column of every patch (`grid_positions`).
     base : float, default 10000.0
         RoPE base.

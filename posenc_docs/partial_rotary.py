@@ -52,17 +52,17 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
 
     Parameters
     ----------
-    x : numpy.ndarray, shape (..., T, d)
+    x : numpy.ndarray of shape (..., T, d)
         Queries or keys, e.g. `(B, H, T, d)`.
-    positions : array, shape (T,) or broadcastable (..., T)
+    positions : array of shape (T,) or broadcastable (..., T)
         Position m of each token.
     rotary_dim : int
         Features rotated, even, `0 <= rotary_dim <= d` (GPT-NeoX-20B: 24 of 96).
     base : float, default 10000.0
         RoPE base b.
-    layout : {"half", "interleaved"}
-        Pair layout inside the rotated prefix (GPT-NeoX/Phi: "half"; GPT-J:
-        "interleaved").
+    layout : str, default "half"
+        Pair layout inside the rotated prefix: `"half"` (GPT-NeoX, Phi) or
+        `"interleaved"` (GPT-J).
 
     Returns
     -------

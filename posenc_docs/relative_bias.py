@@ -146,7 +146,7 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
 
     Parameters
     ----------
-    table : array, shape (num_buckets, n_heads)
+    table : array of shape (num_buckets, n_heads)
         The layer's learned biases (HF `relative_attention_bias.weight`).
     q_len : int
         Number of queries; they are the *last* `q_len` key positions.

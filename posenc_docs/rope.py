@@ -59,9 +59,9 @@ def angles(positions, inv_freq) -> np.ndarray:
 
     Parameters
     ----------
-    positions : array_like, shape (..., T)
+    positions : array_like of shape (..., T)
         Token positions m (integers, or floats for interpolated positions).
-    inv_freq : array_like, shape (d/2,)
+    inv_freq : array_like of shape (d/2,)
         Pair frequencies $\theta_i$.
 
     Returns
@@ -125,17 +125,18 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
 
     Parameters
     ----------
-    x : array_like, shape (..., T, d)
+    x : array_like of shape (..., T, d)
         Queries or keys, e.g. `(B, H, T, d)`.
-    positions : array_like, shape (T,) or broadcastable (..., T)
+    positions : array_like of shape (T,) or broadcastable (..., T)
         Position m of each token; leading dims align right with x's, so
         per-sequence positions for `(B, H, T, d)` are `(B, 1, T)`. Fewer leading
         dims than x's, other than 1s (HF's `(B, T)` position_ids), are refused.
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None.
-    layout : {"interleaved", "half"}
-        Pair layout: pair i is `(x[2i], x[2i+1])` or `(x[i], x[i + d/2])`.
-    inv_freq : array_like, shape (d/2,), optional
+    layout : str, default "interleaved"
+        Pair layout: `"interleaved"`, pair i is `(x[2i], x[2i+1])`;
+        or `"half"`, pair i is `(x[i], x[i + d/2])`.
+    inv_freq : array_like of shape (d/2,), optional
         Frequencies to use instead of $b^{-2i/d}$ (e.g. from a scaling method).
 
     Returns
@@ -172,13 +173,13 @@ def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
 
     Parameters
     ----------
-    x : array_like, shape (..., T, d)
+    x : array_like of shape (..., T, d)
         Queries or keys.
-    positions : array_like, shape (T,) or broadcastable (..., T)
+    positions : array_like of shape (T,) or broadcastable (..., T)
         Position m of each token.
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None.
-    inv_freq : array_like, shape (d/2,), optional
+    inv_freq : array_like of shape (d/2,), optional
         Frequencies to use instead of $b^{-2i/d}$.
 
     Returns
@@ -209,8 +210,9 @@ def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
         Rotary dimension (even, >= 2).
     base : float, default 10000.0
         RoPE base.
-    layout : {"interleaved", "half"}
-        Pair layout: pair i is `(x[2i], x[2i+1])` or `(x[i], x[i + d/2])`.
+    layout : str, default "interleaved"
+        Pair layout: `"interleaved"`, pair i is `(x[2i], x[2i+1])`;
+        or `"half"`, pair i is `(x[i], x[i + d/2])`.
 
     Returns
     -------
@@ -278,9 +280,9 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
 
     Parameters
     ----------
-    positions : torch.Tensor, shape (..., T)
+    positions : torch.Tensor of shape (..., T)
         Token positions m.
-    inv_freq : torch.Tensor, shape (d/2,)
+    inv_freq : torch.Tensor of shape (d/2,)
         Pair frequencies $\theta_i$.
 
     Returns
@@ -536,11 +538,11 @@ def permute_qk_weight(w, n_heads: int, perm):
 
     Parameters
     ----------
-    w : numpy.ndarray or torch.Tensor, shape (n_heads d, ...)
+    w : numpy.ndarray or torch.Tensor of shape (n_heads d, ...)
         Rows are output features, head after head (`nn.Linear.weight` layout).
     n_heads : int
         Heads in w: `n_heads` for W_q, `n_kv_heads` for W_k.
-    perm : integer array, shape (d,)
+    perm : integer array of shape (d,)
         A permutation of 0..d-1, e.g. from `interleaved_to_half_permutation`.
 
     Returns
@@ -597,10 +599,11 @@ class RotaryEmbedding(torch.nn.Module):
         RoPE base, used only when `inv_freq` is None.
     max_len : int, default 2048
         Positions cached up front; the cache grows when a call needs more.
-    layout : {"half", "interleaved"}
-        Pair layout: pair i is `(x[i], x[i + d/2])` (HF LLaMA checkpoints) or
-        `(x[2i], x[2i+1])` (Meta checkpoints).
-    inv_freq : array or tensor, shape (d/2,), optional
+    layout : str, default "half"
+        Pair layout: `"half"`, pair i is `(x[i], x[i + d/2])` (HF
+        LLaMA checkpoints); or `"interleaved"`, pair i is `(x[2i], x[2i+1])`
+        (Meta checkpoints).
+    inv_freq : array or tensor of shape (d/2,), optional
         Frequencies from a scaling method, instead of $b^{-2i/d}$.
     attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so

@@ -112,7 +112,7 @@ def linear(d: int, base: float = 10000.0, *, factor: float):
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
@@ -140,7 +140,7 @@ def ntk(d: int, base: float = 10000.0, *, factor: float):
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
@@ -212,7 +212,7 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
@@ -401,7 +401,7 @@ def yarn(
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Multiplies cos and sin (logits scale by its square).
@@ -483,7 +483,7 @@ def longrope(
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Multiplies cos and sin (logits scale by its square).
@@ -551,7 +551,7 @@ def llama3(
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Always 1.0 for this method.
@@ -596,7 +596,7 @@ def default(d: int, base: float = 10000.0):
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
         float64 frequencies $\theta_i$.
     attention_factor : float
         Always 1.0.
@@ -665,7 +665,7 @@ def from_rope_scaling(
 
     Returns
     -------
-    inv_freq : numpy.ndarray, shape (d/2,)
+    inv_freq : numpy.ndarray of shape (d/2,)
     attention_factor : float
 
     Raises

@@ -147,9 +147,11 @@ def rolling_cache_positions(window: int, step: int):
 
     Returns
     -------
-    tokens, positions : numpy.ndarray
-        Integer arrays, the current token last. `positions` are the RoPE
-        positions: the absolute ones, since keys are rotated before caching.
+    tokens : numpy.ndarray
+        The cached tokens, an integer array, the current token last.
+    positions : numpy.ndarray
+        The RoPE positions they are attended at: the absolute ones, since keys
+        are rotated before caching.
 
     Notes
     -----
@@ -183,9 +185,10 @@ def sink_cache_positions(n_sink: int, window: int, step: int):
 
     Returns
     -------
-    tokens, positions : numpy.ndarray
-        Cached tokens (sinks first, current token last) and the RoPE positions
-        they are attended at: `0, 1, ..., len(tokens) - 1`.
+    tokens : numpy.ndarray
+        The cached tokens, an integer array: sinks first, current token last.
+    positions : numpy.ndarray
+        The RoPE positions they are attended at: `0, 1, ..., len(tokens) - 1`.
 
     Notes
     -----

@@ -138,6 +138,27 @@ def test_the_rendered_defaults_are_the_signatures():
     assert not wrong, "\n".join(wrong)
 
 
+def test_the_rendered_types_are_the_docstrings():
+    """griffe turns a type that parses as Python into an expression, and
+    mkdocstrings shows that: `array_like, shape (d/2,)` came out as
+    `(array_like, shape(d / 2))` and `{"interleaved", "half"}` as
+    `(interleaved, half)`. Every type shown must be the docstring's own text, and
+    each returned value its own entry (`a, b : t` is shown as one type)."""
+    wrong = []
+    package = griffe.load("posenc_docs", search_paths=[str(ROOT)])
+    for qualname, _ in CALLABLES:
+        loaded = package[qualname.removeprefix("posenc_docs.")]
+        if loaded.docstring is None:
+            continue
+        raw = " ".join(loaded.docstring.value.split())
+        for section in loaded.docstring.parse("numpy"):
+            for item in section.value if isinstance(section.value, list) else []:
+                shown = str(getattr(item, "annotation", None) or "")
+                if shown not in raw or " : " in shown:
+                    wrong.append(f"{qualname} {item.name or 'returns'}: {shown}")
+    assert not wrong, "\n".join(wrong)
+
+
 ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|obj|ref|exc):`")
 
 
