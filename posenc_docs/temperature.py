@@ -204,7 +204,7 @@ def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
     flags = [
         checked_int(f"no_rope_layers[{k}]", f, 0) for k, f in enumerate(no_rope_layers)
     ]
-    if len(flags) < num_layers or max(flags) > 1:
+    if len(flags) != num_layers or max(flags) > 1:
         raise ValueError(
             f"no_rope_layers must hold {num_layers} flags 0/1, got {flags}"
         )

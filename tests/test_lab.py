@@ -260,6 +260,7 @@ def test_smoke_run_is_reproducible_in_one_process(smoke):
         (["--workers", "0"], "--workers: must be an integer >= 1, got '0'"),
         (["--threads", "two"], "--threads: must be an integer >= 1, got 'two'"),
         (["--out", "{tmp}/missing/results.json"], "--out: no directory"),
+        (["--out", "{tmp}"], "is a directory; name a file in it"),
     ],
 )
 def test_bad_command_lines_stop_before_any_training(tmp_path, capsys, argv, message):

@@ -208,6 +208,7 @@ def test_nope_layers_default_is_every_fourth():
         ),
         (lambda: nope_layers(4, no_rope_layers=[1, 2, 1, 1]), ValueError, "0/1"),
         (lambda: nope_layers(4, no_rope_layers=[1, 1]), ValueError, "4 flags"),
+        (lambda: nope_layers(2, no_rope_layers=[1, 0, 1, 0]), ValueError, "2 flags"),
         (lambda: nope_layers(4, no_rope_layer_interval=0), ValueError, "interval"),
         (lambda: nope_layers(4, no_rope_layers=5), TypeError, "no_rope_layers"),
         (lambda: nope_layers(4, no_rope_layers="1101"), TypeError, "no_rope_layers"),

@@ -234,6 +234,8 @@ def main(argv=None) -> None:
     folder = None if out is None else out.resolve().parent
     if folder is not None and not folder.is_dir():  # before the run, not after
         command_line().error(f"--out: no directory {folder}")
+    if out is not None and out.is_dir():
+        command_line().error(f"--out: {out} is a directory; name a file in it")
     log = lambda msg: print(msg, flush=True)  # noqa: E731
     results = run(configs, out, log=log, workers=args.workers)
     where = f"wrote {out.resolve()}" if out else "nothing written (no --out)"
