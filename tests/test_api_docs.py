@@ -114,16 +114,22 @@ def test_parameters_documented_one_per_name_with_real_defaults(qualname, obj):
             )
 
 
-def test_the_rendered_defaults_are_the_signatures():
-    """What mkdocstrings shows: griffe's parse of each docstring (one per name)."""
-    wrong = []
+def rendered_docstrings():
+    """(qualified name, object, griffe's docstring) of each documented callable:
+    what mkdocstrings renders."""
     package = griffe.load("posenc_docs", search_paths=[str(ROOT)])
     for qualname, obj in CALLABLES:
         loaded = package[qualname.removeprefix("posenc_docs.")]
-        if loaded.docstring is None:
-            continue
+        if loaded.docstring is not None:
+            yield qualname, obj, loaded.docstring
+
+
+def test_the_rendered_defaults_are_the_signatures():
+    """What mkdocstrings shows: griffe's parse of each docstring (one per name)."""
+    wrong = []
+    for qualname, obj, docstring in rendered_docstrings():
         params = {p.name: p for p in signature_parameters(obj)}
-        for section in loaded.docstring.parse("numpy"):
+        for section in docstring.parse("numpy"):
             if section.kind is not griffe.DocstringSectionKind.parameters:
                 continue
             for item in section.value:
@@ -145,13 +151,9 @@ def test_the_rendered_types_are_the_docstrings():
     `(interleaved, half)`. Every type shown must be the docstring's own text, and
     each returned value its own entry (`a, b : t` is shown as one type)."""
     wrong = []
-    package = griffe.load("posenc_docs", search_paths=[str(ROOT)])
-    for qualname, _ in CALLABLES:
-        loaded = package[qualname.removeprefix("posenc_docs.")]
-        if loaded.docstring is None:
-            continue
-        raw = " ".join(loaded.docstring.value.split())
-        for section in loaded.docstring.parse("numpy"):
+    for qualname, _, docstring in rendered_docstrings():
+        raw = " ".join(docstring.value.split())
+        for section in docstring.parse("numpy"):
             for item in section.value if isinstance(section.value, list) else []:
                 shown = str(getattr(item, "annotation", None) or "")
                 if shown not in raw or " : " in shown:
