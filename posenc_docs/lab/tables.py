@@ -55,7 +55,7 @@ def our_table(names=None, results=None) -> str:
     ]
     floor = [f"{floor_perplexity(m, results):,.2f}" for m in multiples]
     return _markdown(
-        _header("perplexity", results), [*rows, ["best possible (exact)", *floor]]
+        _header("perplexity", results), [*rows, ["best possible (expected)", *floor]]
     )
 
 

@@ -16,7 +16,8 @@ from posenc_docs.lab.model import TinyGPT
 
 
 def make_model(scheme: str, config: Config, seed: int) -> TinyGPT:
-    """A freshly initialised model; for one seed, the same weights for every scheme."""
+    """A freshly initialised model; for one seed, the same weights for every scheme
+    but "learned", whose position table is drawn first (so its other weights differ)."""
     torch.manual_seed(seed)
     c = config
     return TinyGPT(scheme, c.model_vocab, c.d_model, c.n_head, c.n_layer, c.train_len)
