@@ -1,13 +1,14 @@
 """The interactive widgets in real Chromium: their readouts show posenc_docs's numbers
 (numerics.js itself is checked on a grid by Node, test_numerics_js.py), bad
-input clamps and says so, they work by pointer and keyboard, at 390 px and in both
-schemes, without JavaScript the static figures stay, an update while dragging fits
-in a frame, and axe-core finds no serious or critical violation in any of their
-states (every page: test_pages_phone_light.py)."""
+input clamps and says so, they work by pointer, touch and keyboard, at 390 px and in
+both schemes, without JavaScript (or if a widget fails) the static figures stay, an
+update while dragging fits in a frame, and axe-core finds no serious or critical
+violation in any of their states (every page: test_pages_phone_light.py)."""
 
 import json
 import re
 import statistics
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -345,6 +346,84 @@ def test_positions_by_dragging_and_by_keyboard(guarded, site_url):
     assert tab.errors == []
 
 
+def touch(page, x, y, dy=0.0, moves=0):
+    """A finger down at (x, y), ``moves`` steps up to ``dy`` CSS px down, then up,
+    through the DevTools protocol (real touch input: the page may scroll). With
+    no moves, a tap."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        send = partial(cdp.send, "Input.dispatchTouchEvent")
+        send({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for k in range(1, moves + 1):
+            point = {"x": x, "y": y + dy * k / moves}
+            send({"type": "touchMove", "touchPoints": [point]})
+            page.wait_for_timeout(16)  # one a frame, as a finger
+        send({"type": "touchEnd", "touchPoints": []})
+    finally:
+        cdp.detach()
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "tap", "moved"),
+    [("Sinusoidal", 0.3, 40, "a"), ("Learned", 0.9, 100, "b")],
+)
+def test_a_scroll_swipe_on_a_heatmap_moves_neither_a_nor_b(
+    browser, site_url, name, start, tap, moved
+):
+    """touch-action: pan-y gives a vertical swipe on a heatmap to the page: it
+    scrolled and, as the finger picked a row on touching, moved A or B (A = 20,
+    B = 70 of 128 positions; the swipe starts nearer A on the sinusoidal heatmap,
+    whose rows are positions, nearer B on the learned one, whose columns are). A
+    tap still moves the nearer of A and B to the tapped position."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    try:
+        tab = GuardedPage(context)
+        page = tab.page
+        page.goto(f"{site_url}/{EXPLORER}", wait_until="load")
+        mount_widget(page)
+        page.get_by_role("tab", name=name).click()
+        overlay = page.locator(".pw-heat-overlay:visible")
+        overlay.evaluate("e => e.scrollIntoView({ block: 'center' })")
+        widget = page.locator(".posenc-widget")
+        before = json.loads(widget.get_attribute("data-state"))
+        assert (before["n"], before["a"], before["b"]) == (128, 20, 70)
+        box, scrolled = overlay.bounding_box(), page.evaluate("scrollY")
+        vertical = name == "Sinusoidal"
+        at = [box["x"] + box["width"] * (0.5 if vertical else start),
+              box["y"] + box["height"] * (start if vertical else 0.5)]  # fmt: skip
+        touch(page, *at, dy=-150, moves=10)  # up the screen: the page scrolls down
+        page.wait_for_function(f"scrollY > {scrolled + 50}")  # it was a scroll
+        assert json.loads(widget.get_attribute("data-state")) == before
+
+        # the page may still be flinging: wait until scrollY holds for 100 ms
+        while scrolled != (scrolled := page.evaluate("scrollY")):
+            page.wait_for_timeout(100)
+        overlay.evaluate("e => e.scrollIntoView({ block: 'center' })")
+        box = overlay.bounding_box()
+        along = (tap + 0.5) / 128  # the middle of position `tap`
+        if vertical:
+            touch(page, box["x"] + box["width"] / 2, box["y"] + along * box["height"])
+        else:
+            touch(page, box["x"] + along * box["width"], box["y"] + box["height"] / 2)
+        page.wait_for_function(
+            "([key, old]) => JSON.parse(document.querySelector('.posenc-widget')"
+            ".dataset.state)[key] !== old",
+            arg=[moved, before[moved]],
+        )
+        after = json.loads(widget.get_attribute("data-state"))
+        assert abs(after[moved] - tap) <= 1  # within a row: a touch point is rounded
+        other = "b" if moved == "a" else "a"
+        assert after[other] == before[other]
+        assert tab.blocked == [] and tab.errors == []
+    finally:
+        context.close()
+
+
 EXTENSION_SETTINGS = [  # head dim, base, training length, factor (grid: Node)
     (96, 1000000, 32768, 3),
     (8, 10000, 16, 1),
@@ -413,6 +492,66 @@ def test_context_extension_says_when_yarn_has_no_ramp(guarded, site_url):
         scaling.yarn(64, 2, factor=4, original_max_position_embeddings=2**17)
     assert page.get_by_text("YaRN has no ramp for these settings").is_visible()
     assert all("yarn" in row and np.isnan(row["yarn"][0]) for row in read_pairs(page))
+
+
+JS_NUMBER = re.compile(r"Infinity|NaN|\de[+-]?\d")  # 4.088994243248622e+300
+
+
+def test_context_extension_leaves_ntk_out_when_its_base_overflows(guarded, site_url):
+    """At base 1e308 the NTK-aware base b s^(d/(d-2)) is beyond float64 (the package
+    refuses it): no "Infinity" readout, table or curve, but a dash, a note and no
+    legend entry, as for YaRN without a ramp. Huge and tiny numbers elsewhere
+    (wavelengths to 1e303) are written as powers of ten, not as JS exponents."""
+    tab = open_widget(guarded, site_url, EXTENSION)
+    page = tab.page
+    page.get_by_text("Every pair as a table").click()
+    set_field(page, "Base", "1e308")
+    widget = page.locator(".posenc-widget")
+    state = json.loads(widget.get_attribute("data-state"))
+    assert state["base"] == 1e308
+    with pytest.raises(ValueError, match="base must be finite"):
+        scaling.ntk(state["d"], 1e308, factor=state["s"])
+    text = widget.inner_text()
+    assert not JS_NUMBER.findall(text), JS_NUMBER.findall(text)
+    note = page.get_by_text("NTK-aware scaling has no base for these settings")
+    assert note.is_visible() and note.get_attribute("aria-live") == "polite"
+    assert page.locator('[data-readout="ntkBase"]').inner_text() == "\u2014"
+    legend = widget.locator(".pw-legend li").all_inner_texts()
+    assert legend == ["PI (linear)", "YaRN", "Llama 3.1"]
+    rows = read_pairs(page)
+    assert rows and all(np.isnan(r["ntk"][0]) and r["ntk"][1] == "\u2014" for r in rows)
+    formatted = page.evaluate(
+        "async () => { const ui = await import(new URL("
+        "'/javascripts/widgets/ui.js', location.href));"
+        " return [ui.fixed(4.088994243248622e300, 2), ui.fixed(-2.5e21, 1),"
+        " ui.fixed(123456.789, 2), ui.sig(4.2331e-301, 4), ui.sig(0.01004, 4)]; }"
+    )
+    assert formatted == [
+        "4.09 \u00d7 10\u00b3\u2070\u2070",
+        "\u22122.5 \u00d7 10\u00b2\u00b9",
+        "123,456.79",
+        "4.233 \u00d7 10\u207b\u00b3\u2070\u00b9",
+        "0.01004",
+    ]
+    set_field(page, "Base", "10000")  # a finite NTK base: NTK is back
+    assert page.get_by_text("NTK-aware scaling has no base").count() == 0
+    assert "NTK-aware" in widget.locator(".pw-legend").inner_text()
+    assert tab.errors == []
+
+
+def test_wavelength_chart_labels_one_line_at_factor_1(guarded, site_url):
+    """At s = 1, L0 and s L0 are one line: one label, not two drawn on top of each
+    other. The chart records the labels of its lines (data-lines)."""
+    tab = open_widget(guarded, site_url, EXTENSION)
+    page = tab.page
+    chart = page.locator(".pw canvas").first  # wavelength of each pair
+    assert chart.get_attribute("data-axis-x") == "pair index i"
+    one, two = ["L\u2080 = s\u00b7L\u2080"], ["L\u2080", "s\u00b7L\u2080"]
+    for factor, labels in [(1, one), (2, two), (64, two)]:
+        page.get_by_label("Factor", exact=True).fill(str(factor))
+        lines = chart.get_attribute("data-lines")
+        assert lines is not None and json.loads(lines) == labels, (factor, lines)
+    assert tab.errors == []
 
 
 def test_context_extension_bad_input(guarded, site_url):
@@ -504,6 +643,61 @@ def test_figure_numbers_on_screen_run_1_to_n(browser, site_url, path, javascript
         context.close()
 
 
+THROWING_WIDGET = (
+    "export const CAPTION = 'x';"
+    " export function mount() { throw new Error('a mount that throws'); }"
+)
+FAILED = "widget failed, showing its static figures"  # index.js's console.error
+
+
+@pytest.mark.parametrize("failure", ["load", "mount"])
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_a_widget_that_fails_shows_its_static_figures(guarded, site_url, path, failure):
+    """A widget whose module does not load, or whose mount() throws, left its static
+    figures hidden and a blank gap where its room was kept: they show again, with
+    their numbers and ids (links land on them), the page still says ready, and the
+    error is logged: the one console error expected, with the failed request's."""
+    tab = guarded(width=390)
+    page = tab.page
+    name = {EXPLORER: "encoding-explorer", EXTENSION: "context-extension"}[path]
+    if failure == "load":
+        page.route(f"**/widgets/{name}.js", lambda route: route.abort())
+    else:
+        page.route(
+            f"**/widgets/{name}.js",
+            lambda route: route.fulfill(
+                content_type="text/javascript", body=THROWING_WIDGET
+            ),
+        )
+    page.goto(f"{site_url}/{path}", wait_until="load")
+    page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    widget = page.locator(".posenc-widget")
+    widget.scroll_into_view_if_needed()  # a mount is tried near the screen
+    page.wait_for_function(
+        "document.querySelector('.posenc-widget').dataset.mounted !== 'loading'",
+        timeout=5000,
+    )
+    assert widget.get_attribute("data-mounted") == "failed"
+    assert widget.evaluate("w => getComputedStyle(w).minHeight") == "0px"
+    assert widget.locator(".pw, .posenc-widget__caption").count() == 0
+    figures = widget.locator("figure.posenc-fig")
+    assert figures.count() >= 1
+    for i in range(figures.count()):
+        image = figures.nth(i).locator("img")
+        image.scroll_into_view_if_needed()  # lazy: loads near the viewport
+        image.evaluate("img => img.decode()")
+        assert image.evaluate("img => img.naturalWidth") > 100
+        assert figures.nth(i).bounding_box()["height"] > 100
+    numbers = shown_numbers(page.evaluate(VISIBLE_FIGURE_NUMBERS))
+    assert numbers == list(range(1, len(numbers) + 1)) and numbers
+    assert all(page.evaluate(LINK_TARGETS))
+    logged = [e for e in tab.errors if FAILED in e]
+    assert len(logged) == 1 and name in logged[0], tab.errors
+    requests = [e for e in tab.errors if e not in logged]
+    assert all("Failed to load resource" in e for e in requests), requests
+    assert len(requests) == (1 if failure == "load" else 0), requests
+
+
 def test_a_widget_far_down_mounts_near_the_screen_and_links_land_on_it(
     guarded, site_url
 ):
@@ -591,6 +785,36 @@ def test_usable_on_a_390_px_screen(guarded, site_url, path, scheme):
         ".filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right)"
     )
     assert widths and max(widths) <= 390
+
+
+WRAPPED_CELLS = """() => [...document.querySelectorAll(
+  'details[open] .pw-table th, details[open] .pw-table td')].filter((cell) =>
+  [...cell.childNodes].some((text) => {
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    return range.getClientRects().length > 1;  // a line box per line
+  })).map((cell) => cell.textContent)"""
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_table_numbers_keep_to_one_line_at_390_px(guarded, site_url, path):
+    """A fixed table layout squeezed the per-dimension and per-pair tables into
+    the phone's width and broke numbers mid-digit ("64.000 / 0"): the table is as
+    wide as its one-line cells, and its region scrolls sideways, by keyboard too."""
+    tab = open_widget(guarded, site_url, path, width=390)
+    page = tab.page
+    page.locator(".pw summary").first.click()
+    page.wait_for_selector("details[open] .pw-table tbody tr")  # 200 ms later
+    cells = page.locator("details[open] .pw-table td").count()
+    assert cells >= 6 * 32
+    wrapped = page.evaluate(WRAPPED_CELLS)
+    assert wrapped == []
+    region = page.locator("details[open] .pw-scroll")
+    assert region.evaluate("r => r.scrollWidth > r.clientWidth")
+    assert region.get_attribute("tabindex") == "0"
+    assert region.get_attribute("role") == "region"
+    assert region.get_attribute("aria-label")
+    assert tab.errors == []
 
 
 MEASURE_SLIDER = """async () => {

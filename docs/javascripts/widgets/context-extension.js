@@ -7,7 +7,7 @@
 import {
   h, fixed, sig, show, numberField, integerParser, baseParser, startValue, rangeField, themeColours, hideFallback, legendItem,
 } from "./ui.js";
-import { fitCanvas, measureCanvases, axes, line, markX, polyline, powerOfTwoTicks } from "./plot.js";
+import { fitCanvas, measureCanvases, axes, declare, line, markX, polyline, powerOfTwoTicks } from "./plot.js";
 import {
   pairFrequencies, wavelengths, scalePerPair, unturnedPairs, linear, ntk, ntkBase, yarn, llama3,
 } from "./numerics.js";
@@ -42,7 +42,10 @@ export function mount(root) {
   function compute() {
     const { d, base, L0, s } = state;
     const theta = pairFrequencies(d, base);
-    const methods = { linear: linear(d, base, s), ntk: ntk(d, base, s), yarn: yarn(d, base, s, L0), llama3: llama3(d, base, s, L0, LOW_FREQ_FACTOR, HIGH_FREQ_FACTOR) };
+    // NTK's new base b s^(d/(d-2)) overflows float64 near the largest bases (1e308):
+    // posenc_docs.scaling.ntk raises there, so NTK is left out, as YaRN without a ramp.
+    const ntkFinite = Number.isFinite(ntkBase(d, base, s));
+    const methods = { linear: linear(d, base, s), ntk: ntkFinite ? ntk(d, base, s) : null, yarn: yarn(d, base, s, L0), llama3: llama3(d, base, s, L0, LOW_FREQ_FACTOR, HIGH_FREQ_FACTOR) };
     const scale = {};
     for (const [key, m] of Object.entries(methods)) scale[key] = m && scalePerPair(m.invFreq, theta);
     result = { theta, wavelength: wavelengths(theta), methods, scale };
@@ -54,8 +57,14 @@ export function mount(root) {
     const { d, base, L0, s } = state, { wavelength, methods, scale } = result;
     const beyond = unturnedPairs(wavelength, L0);
     show(w.beyond, beyond, `${beyond} of ${d / 2}`);
-    const nb = ntkBase(d, base, s);
-    show(w.ntkBase, nb, fixed(nb, 2));
+    if (methods.ntk) {
+      const nb = ntkBase(d, base, s);
+      show(w.ntkBase, nb, fixed(nb, 2));
+      w.ntkError.textContent = "";
+    } else {
+      show(w.ntkBase, "", "\u2014");
+      w.ntkError.textContent = "NTK-aware scaling has no base for these settings: b\u00b7s^(d/(d\u22122)) is beyond the largest float64 number (posenc_docs.scaling.ntk raises ValueError), so it is left out.";
+    }
     if (methods.yarn) {
       const { low, high } = methods.yarn.bounds;
       show(w.yarnLow, low, String(low));
@@ -113,6 +122,7 @@ function build(root) {
     legend: h("ul", { class: "pw-legend" }),
     rows: h("tbody"),
     yarnError: h("p", { class: "pw-note", "aria-live": "polite" }),
+    ntkError: h("p", { class: "pw-note", "aria-live": "polite" }),
   };
   for (const key of ["beyond", "ntkBase", "yarnLow", "yarnHigh", "yarnAttention", "bandFast", "bandSlow"]) w[key] = out(key);
   const headers = ["pair i", "\u03bb\u1d62", "turns in L\u2080", ...METHODS.map((m) => m.name)];
@@ -122,7 +132,7 @@ function build(root) {
     w.wavelengths,
     row("Pairs that never complete a turn within L\u2080:", w.beyond),
     h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies, against the pair\u2019s original wavelength (1 = unchanged; left of the dashed line the pair turned during training)" }),
-    w.scales, w.legend, w.yarnError,
+    w.scales, w.legend, w.ntkError, w.yarnError,
     row("NTK-aware base b\u00b7s^(d/(d\u22122)) =", w.ntkBase),
     row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, " (pairs run from 0 to d/2 \u2212 1: a bound past that lies beyond the last pair); attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
     row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4 =", w.bandFast, " and divides by s those above L\u2080 =", w.bandSlow),
@@ -151,7 +161,10 @@ function drawWavelengths(canvas, wavelength, { d, L0, s }, colours) {
   const n = d / 2, top = Math.max(wavelength[n - 1], s * L0) * 2, bottom = Math.min(wavelength[0], L0) / 2;
   const frame = axes(ctx, { w, h: height, x: [0, n - 1], y: [bottom, top], logY: true, colours,
     xLabel: "pair index i", yLabel: "wavelength \u03bb\u1d62 = 2\u03c0/\u03b8\u1d62, tokens (log)" });
-  for (const [value, label, dash] of [[L0, "L\u2080", []], [s * L0, "s\u00b7L\u2080", [5, 4]]]) {
+  // At s = 1 the two lines are one: one label, not two drawn on top of each other.
+  const lines = s === 1 ? [[L0, "L\u2080 = s\u00b7L\u2080", []]] : [[L0, "L\u2080", []], [s * L0, "s\u00b7L\u2080", [5, 4]]];
+  declare(canvas, { lines: JSON.stringify(lines.map(([, label]) => label)) }); // as axes() records its labels
+  for (const [value, label, dash] of lines) {
     ctx.strokeStyle = colours.a;
     ctx.lineWidth = 1.5;
     ctx.setLineDash(dash);

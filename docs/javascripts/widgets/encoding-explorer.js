@@ -16,6 +16,7 @@ const LIMITS = { d: [8, 512], n: [2, 1024], heads: [1, 64], maxLen: [1, 8192] };
 const SHIFT = 1000; // RoPE: both positions moved by this much give the same score
 const LEARNED_STD = 0.02; // N(0, 0.02^2) rows, as a freshly initialised GPT-2/BERT table
 const FAR_START = 5000; // the similarity curves' fixed far start, as the static figure's
+const TAP_SLOP = 10; // CSS px a finger may move between touching and lifting and still tap
 // ALiBi head lines: Okabe-Ito colours with >= 3:1 contrast on each scheme's background,
 // a new dash pattern each time the five colours repeat.
 const HEAD_COLOURS = {
@@ -312,13 +313,28 @@ function makeHeat(label, vertical = false) {
     const t = vertical ? (e.clientY - box.top) / box.height : (e.clientX - box.left) / box.width;
     return Math.floor(t * heat.n);
   };
+  // A finger on the heatmap may be starting a page scroll (touch-action: pan-y gives
+  // a vertical swipe to the page, which then sends pointercancel): it picks when it
+  // lifts, only if it barely moved and was not cancelled. A mouse or pen picks at
+  // once and drags.
+  let touch = null;
   overlay.addEventListener("pointerdown", (e) => {
+    if (e.pointerType === "touch") {
+      touch = { id: e.pointerId, x: e.clientX, y: e.clientY };
+      return;
+    }
     overlay.setPointerCapture(e.pointerId);
     heat.onPick(positionAt(e), true);
   });
   overlay.addEventListener("pointermove", (e) => {
-    if (overlay.hasPointerCapture(e.pointerId)) heat.onPick(positionAt(e), false);
+    if (e.pointerType !== "touch" && overlay.hasPointerCapture(e.pointerId)) heat.onPick(positionAt(e), false);
   });
+  overlay.addEventListener("pointerup", (e) => {
+    const tap = touch && touch.id === e.pointerId && Math.hypot(e.clientX - touch.x, e.clientY - touch.y) < TAP_SLOP;
+    touch = null;
+    if (tap) heat.onPick(positionAt(e), true);
+  });
+  overlay.addEventListener("pointercancel", () => { touch = null; });
   heat.paint = (draw) => {
     fitCanvas(base);
     draw(base);

@@ -20,17 +20,42 @@ async function mountAll() {
     const load = LOADERS[root.dataset.widget];
     if (!load || root.dataset.mounted) continue; // idempotent
     root.dataset.mounted = "loading";
-    const { mount, CAPTION } = await load();
-    takeOverFigures(root, CAPTION);
+    let module;
+    try {
+      module = await load();
+    } catch (error) {
+      fail(root, error);
+      continue;
+    }
+    const { mount, CAPTION } = module;
+    const giveBack = takeOverFigures(root, CAPTION);
     keepPlainKeys(root);
     root.posencMount = () => {
-      live.add(mount(root));
+      try {
+        live.add(mount(root));
+      } catch (error) {
+        fail(root, error, giveBack);
+        return;
+      }
       const caption = root.querySelector(":scope > .posenc-widget__caption");
       if (caption) root.append(caption); // below the controls mount() appended
       root.dataset.mounted = "ready";
     };
     nearScreen.observe(root);
   }
+}
+
+// A widget whose code fails to load, or whose mount throws, must not leave a blank
+// gap where it kept its room: its static figures come back (the inline rule in
+// overrides/main.html hides them unless data-mounted is "failed", and the room is
+// kept only until then, widgets.css), with their numbers and ids, and whatever the
+// widget built is removed. The error is logged, not thrown: other widgets mount.
+function fail(root, error, giveBack = () => {}) {
+  console.error(`posenc-docs: the ${root.dataset.widget} widget failed, showing its static figures.`, error);
+  root.querySelector(":scope > .pw")?.remove();
+  giveBack();
+  for (const figure of root.querySelectorAll(":scope > figure.posenc-fig")) figure.hidden = false; // hideFallback()
+  root.dataset.mounted = "failed";
 }
 
 // A widget's controls and canvases are built when it comes within a screen of
@@ -55,7 +80,7 @@ const nearScreen = new IntersectionObserver(
 // below it, and their ids, as anchors at its top: links to them land on it.
 function takeOverFigures(root, caption) {
   const figures = [...root.querySelectorAll("figure.posenc-fig[id]")];
-  if (figures.length === 0) return;
+  if (figures.length === 0) return () => {};
   const numbers = figures.map((figure) => figure.querySelector("figcaption strong").textContent.match(/\d+/)[0]);
   const label = numbers.length === 1 ? `Figure ${numbers[0]}` : `Figures ${numbers[0]}\u2013${numbers.at(-1)}`;
   const anchors = figures.map((figure) => {
@@ -75,6 +100,13 @@ function takeOverFigures(root, caption) {
   root.append(text);
   root.setAttribute("role", "figure");
   root.setAttribute("aria-labelledby", strong.id);
+  return () => { // if the widget fails to mount: the figures get their ids and numbers back
+    figures.forEach((figure, i) => { figure.id = anchors[i].id; });
+    anchors.forEach((anchor) => anchor.remove());
+    text.remove();
+    root.removeAttribute("role");
+    root.removeAttribute("aria-labelledby");
+  };
 }
 
 // Material's one-key shortcuts (n, p, s, f, /) must not fire from a focused tab or

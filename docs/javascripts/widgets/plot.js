@@ -1,5 +1,7 @@
 // Canvas drawing: a colour-blind-safe diverging colour table and small line charts.
 
+import { powerOfTen, sig } from "./ui.js";
+
 // ColorBrewer RdBu, reversed (as matplotlib's RdBu_r): -1 dark blue, 0 white, +1 dark red.
 const RDBU_R = [
   "#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7",
@@ -74,17 +76,12 @@ export function powerOfTwoTicks(top) {
   return ticks;
 }
 
-const SUPERSCRIPT = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
-
 /** A tick label: decades on a log axis as 10 with a superscript (10\u00b9, 10\u00b2, ...), as
  * matplotlib labels the static figures; anything else as a plain number. */
 export function tickLabel(v, log = false) {
   const e = Math.log10(v);
-  if (log && Math.abs(e - Math.round(e)) < 1e-9) {
-    const digits = [...String(Math.abs(Math.round(e)))].map((c) => SUPERSCRIPT[c]).join("");
-    return `10${Math.round(e) < 0 ? "\u207b" : ""}${digits}`;
-  }
-  return String(+v.toPrecision(4)).replace("-", "\u2212");
+  if (log && Math.abs(e - Math.round(e)) < 1e-9) return powerOfTen(Math.round(e));
+  return sig(v, 4);
 }
 
 /** Ticks of one axis: the given values, decades on a log axis, else round numbers. */

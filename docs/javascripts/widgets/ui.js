@@ -16,18 +16,37 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Fixed decimals with thousands separators and a true minus sign, as the site's macros. */
+/** Fixed decimals with thousands separators and a true minus sign, as the site's macros;
+ * from 10^21 up, where toFixed writes "4.088994243248622e+300", 3 digits times a power of ten. */
 export function fixed(value, places) {
   if (!Number.isFinite(value)) return String(value);
+  if (Math.abs(value) >= 1e21) return scientific(value, 3);
   const [whole, frac] = Math.abs(value).toFixed(places).split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const negative = value < 0 && /[1-9]/.test(whole + (frac || ""));
   return (negative ? "\u2212" : "") + grouped + (frac ? `.${frac}` : "");
 }
 
-/** Six significant digits, no exponent for the ranges shown here. */
+/** Six significant digits; where String() would write an exponent (from 10^21 up,
+ * below 10^-6), as digits times a power of ten. */
 export function sig(value, digits = 6) {
-  return String(+value.toPrecision(digits)).replace("-", "\u2212");
+  const rounded = +value.toPrecision(digits), size = Math.abs(rounded);
+  if (size >= 1e21 || (size > 0 && size < 1e-6)) return scientific(rounded, digits);
+  return String(rounded).replace("-", "\u2212");
+}
+
+/** m x 10^k, m to `digits` significant digits without trailing zeros, k in superscript. */
+function scientific(value, digits) {
+  const [mantissa, exponent] = value.toExponential(digits - 1).split("e");
+  return `${String(+mantissa).replace("-", "\u2212")} \u00d7 ${powerOfTen(Number(exponent))}`;
+}
+
+const SUPERSCRIPT = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
+
+/** 10 to the power k, k in superscript with a superscript minus, as matplotlib writes it. */
+export function powerOfTen(k) {
+  const digits = [...String(Math.abs(k))].map((c) => SUPERSCRIPT[c]).join("");
+  return `10${k < 0 ? "\u207b" : ""}${digits}`;
 }
 
 /** Write a readout: visible text plus the full float64 value in data-value. */
