@@ -96,12 +96,6 @@ def test_a_formula_widened_by_a_late_font_takes_keyboard_focus(guarded, site_url
     assert any(scrolls for scrolls, _ in formulas)
 
 
-def test_widget_fallbacks_show_with_javascript_off(guarded, site_url):
-    tab = guarded(javascript=False)
-    tab.page.goto(f"{site_url}/part1/picture/", wait_until="networkidle")
-    assert tab.page.locator(".posenc-widget picture img").count() >= 6
-
-
 @pytest.mark.parametrize("page", ["part1/formula", "notebooks/four_methods"])
 def test_math_shows_with_javascript_off(guarded, site_url, page):
     tab = guarded(javascript=False)
