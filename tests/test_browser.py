@@ -119,6 +119,55 @@ def test_headings_are_named_without_their_permalink(guarded, site_url, page):
     assert tab.errors == []
 
 
+# Per heading: [text, lines its box holds, lines its text takes (the permalink out)].
+HEADING_LINES = """() => [...document.querySelectorAll('.md-content :is(h1, h2, h3)')]
+  .map(h => {
+    const text = document.createRange(), link = h.querySelector('.headerlink');
+    text.selectNodeContents(h);
+    if (link) text.setEndBefore(link);
+    const line = parseFloat(getComputedStyle(h).lineHeight);
+    const middles = [...text.getClientRects()].map(r => (r.top + r.bottom) / 2)
+      .sort((a, b) => a - b);  // one line: its pieces (math too) within half a line
+    const textLines = middles.filter((m, i) => !i || m - middles[i - 1] > line / 2);
+    const lines = h.getBoundingClientRect().height / line;
+    return [h.textContent, Math.round(lines), textLines.length];
+  })"""
+
+
+@pytest.mark.parametrize(
+    "page", ["part1/formula/", "part1/clocks/", "part2/07-context-extension/"]
+)
+def test_no_heading_keeps_a_line_for_its_hidden_permalink(guarded, site_url, page):
+    """At 390 px a heading that fills its line wrapped its invisible permalink
+    onto a blank line of its own (formula's title was two lines tall)."""
+    tab = guarded(width=390).open(f"{site_url}/{page}")
+    headings = tab.page.evaluate(HEADING_LINES)
+    assert len(headings) >= 4
+    assert [h for h in headings if h[1] != h[2]] == []
+
+
+# A display formula in a box and the box: [formula left, right, box left, right]
+# inside the box's borders.
+FORMULAS_IN_BOXES = """() => [...document.querySelectorAll(
+    '.md-typeset :is(.admonition, details) div.arithmatex')].map(f => {
+  const box = f.closest('.admonition, details'), b = box.getBoundingClientRect();
+  const style = getComputedStyle(box), r = f.getBoundingClientRect();
+  return [r.left, r.right, b.left + parseFloat(style.borderLeftWidth),
+          b.right - parseFloat(style.borderRightWidth)];
+})"""
+
+
+@pytest.mark.parametrize("page", ["part2/02-sinusoidal/", "api/scaling/"])
+def test_a_formula_in_a_box_keeps_off_its_borders(guarded, site_url, page):
+    """Material widens display formulas to a phone's edges, and their background
+    then covered an admonition's side borders."""
+    tab = guarded(width=390).open(f"{site_url}/{page}")
+    tab.page.evaluate("document.querySelectorAll('details').forEach(d => d.open = 1)")
+    boxes = tab.page.evaluate(FORMULAS_IN_BOXES)
+    assert boxes
+    assert [b for b in boxes if b[0] < b[2] - 0.5 or b[1] > b[3] + 0.5] == []
+
+
 # The content's first title and paragraph, in document order.
 READING_ORDER = """() => [...document.querySelectorAll('.md-content__inner :is(h1, p)')]
   .slice(0, 2).map(e => [e.tagName, ...e.classList].join(' '))"""
