@@ -1,7 +1,9 @@
 """Every figure, desktop and phone variant, laid out as drawn: no text on top of
 data (lines, markers, scatter points), no text on top of other text, no text cut
-off at the figure's edge. Geometry comes from matplotlib's own renderer, in display
-pixels: text extents from ``Text.get_window_extent``, data from the artists' paths."""
+off at the figure's edge, no text across a drawn frame (a plot's spines, a colour
+bar's outline: a bar label over the spine, an axis label under a colour bar).
+Geometry comes from matplotlib's own renderer, in display pixels: text extents from
+``Text.get_window_extent``, data from the artists' paths."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -87,15 +89,37 @@ def hits(extent, points: np.ndarray, radius: float) -> bool:
     return bool((inside & (points[:, 1] > y0) & (points[:, 1] < y1)).any())
 
 
+def frames(fig, renderer) -> list:
+    """Window extents of the axes whose frame is drawn (plots and colour bars, not
+    an axis-off canvas for a diagram)."""
+    return [
+        ax.get_window_extent(renderer)
+        for ax in fig.axes
+        if ax.axison and any(spine.get_visible() for spine in ax.spines.values())
+    ]
+
+
+def crosses(extent, frame) -> bool:
+    """Whether the text box reaches into ``frame`` without lying wholly inside it."""
+    inside = frame.padded(PAD)
+    wholly = inside.contains(extent.x0, extent.y0) and inside.contains(
+        extent.x1, extent.y1
+    )
+    return extent.padded(-PAD).overlaps(frame) and not wholly
+
+
 def layout_defects(fig) -> list[str]:
     drawn = drawn_texts(fig)
     renderer = fig.canvas.get_renderer()
     boxes = texts(fig, renderer, drawn)
     shapes = [shape for ax in fig.axes for shape in data_points(ax, renderer)]
+    drawn_frames = frames(fig, renderer)
     defects = []
     for label, extent in boxes:
         if any(hits(extent, points, radius) for points, radius in shapes):
             defects.append(f"{label!r} lies on data")
+        if any(crosses(extent, frame) for frame in drawn_frames):
+            defects.append(f"{label!r} crosses a plot's frame")
         if not fig.bbox.padded(1).contains(extent.x0, extent.y0) or not (
             fig.bbox.padded(1).contains(extent.x1, extent.y1)
         ):
@@ -123,4 +147,18 @@ def test_the_check_sees_a_label_on_a_line():
     ax.text(0.5, 0.5, "on the line", ha="center", va="center")
     ax.text(0.05, 0.9, "clear of it")
     assert layout_defects(fig) == ["'on the line' lies on data"]
+    plt.close(fig)
+
+
+def test_the_check_sees_text_across_a_frame():
+    fig, (ax, other) = plt.subplots(1, 2, layout="constrained")
+    ax.set_xlim(0, 1)
+    ax.annotate("past the spine", xy=(0.95, 0.5))  # runs out of the axes
+    ax.text(0.05, 0.5, "inside")
+    fig.colorbar(plt.cm.ScalarMappable(), ax=other)
+    fig.text(0.99, 0.5, "under the bar", ha="right")  # ends inside the colour bar
+    assert layout_defects(fig) == [
+        "'past the spine' crosses a plot's frame",
+        "'under the bar' crosses a plot's frame",
+    ]
     plt.close(fig)

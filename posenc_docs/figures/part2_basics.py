@@ -17,22 +17,41 @@ from posenc_docs.figures.style import (
 from posenc_docs.pages import part2_basics
 
 
-def annotated_encoding_grid(n_positions: int, d: int, *, theme: str):
-    """Heatmap of the first positions' encodings, each cell labelled with its value."""
+def _print_values(ax, values: np.ndarray):
+    """Print each cell's value on it, in ink readable on the cell's colour."""
+    for (row, col), value in np.ndenumerate(values):
+        ink = "white" if abs(value) > 0.6 else CELL_INK
+        label = f"{value:.2f}".replace("-", "\N{MINUS SIGN}")
+        ax.text(col, row, label, ha="center", va="center", color=ink, fontsize=9)
+
+
+def annotated_encoding_grid(n_positions: int, d: int, *, stacked: bool = False,
+                            theme: str):  # fmt: skip
+    """Heatmap of the first positions' encodings, each cell labelled with its value.
+
+    ``stacked`` (the phone variant): colour bar below and x label on two lines, so
+    the grid gets the column's whole width and its printed values stay apart."""
     values = sinusoidal.table(n_positions, d)  # (n, d)
     with themed(theme):
-        fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
+        fig, ax = plt.subplots(figsize=(6.4, 6.2 if stacked else 5.4),
+                               layout="constrained")  # fmt: skip
         image = ax.imshow(values, cmap=DIVERGING, vmin=-1, vmax=1)
-        for (row, col), value in np.ndenumerate(values):
-            ink = "white" if abs(value) > 0.6 else CELL_INK  # readable on the cell
-            label = f"{value:.2f}".replace("-", "\N{MINUS SIGN}")
-            ax.text(col, row, label, ha="center", va="center", color=ink, fontsize=9)
+        _print_values(ax, values)
         ax.set_xticks(np.arange(d))
         ax.set_yticks(np.arange(n_positions))
-        ax.set_xlabel("dimension (even = sin, odd = cos); fast pairs left, slow right")
+        ax.set_xlabel("dimension (even = sin, odd = cos)" + ("\n" if stacked else "; ")
+                      + "fast pairs left, slow right")  # fmt: skip
         ax.set_ylabel("position")
-        ax.set_title(f"Sinusoidal encoding, {n_positions} positions, d = {d}")
-        fig.colorbar(image, ax=ax, label="value (blue < 0 < red)", shrink=0.8)
+        # Short enough for one line in for_phone's estimate of the title's room.
+        name = "Sinusoidal" if stacked else "Sinusoidal encoding"
+        ax.set_title(
+            f"{name}, {n_positions} positions, d = {d}",
+            fontsize=11 if stacked else plt.rcParams["axes.titlesize"],
+        )
+        bar = fig.colorbar(image, ax=ax, label="value (blue < 0 < red)", shrink=0.8,
+                           location="bottom" if stacked else "right")  # fmt: skip
+        if stacked:  # five ticks: nine would collide along a horizontal bar
+            bar.set_ticks([-1, -0.5, 0, 0.5, 1])
     return fig
 
 
@@ -64,7 +83,7 @@ def wavelength_ladder(d: int, base: float = 10000.0, *, theme: str):
                 color=colors["fg"],
             )
         ax.set_ylim(2, limit * 4)
-        ax.set_xlim(-10, d // 2 + 24)  # room for the last label
+        ax.set_xlim(-10, d // 2 * 1.2)  # room for the last label, also on a phone
         ax.set_xlabel("pair index i")
         ax.set_ylabel("wavelength (positions)")
         ax.set_title(f"One clock hand per pair: d = {d}, base = {base:g}")
@@ -147,6 +166,7 @@ FIGURES = [
         slug="part2_basics-sinusoidal-grid-8x8",
         draw=annotated_encoding_grid,
         params={"n_positions": 8, "d": 8},
+        phone_params={"stacked": True},
         alt=(
             "Eight-by-eight grid of sinusoidal encoding values, positions 0 to 7 down "
             "and dimensions 0 to 7 across, each cell printed with its value. Columns 0 "

@@ -31,7 +31,9 @@ def head_layouts(names: tuple, *, theme: str):
             )  # fmt: skip
         ax.set_yticks(range(len(names)), labels=names)
         ax.invert_yaxis()
-        ax.set_xlim(0, 290)
+        # Room right of the widest bar for its label, also on a phone's narrower axes.
+        widest = max(models.get(name).head_dim for name in names)
+        ax.set_xlim(0, 1.32 * widest)
         ax.set_xlabel("feature index within one head's q·k")
         ax.set_title("Which features of a head are rotated", fontsize=11)
         fig.legend(

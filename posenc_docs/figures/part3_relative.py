@@ -30,15 +30,11 @@ def buckets_by_distance(name: str, reach: int, *, theme: str):
                     linewidth=1.8, label=label)  # fmt: skip
         for x in (-max_distance, max_distance):
             ax.axvline(x, color=colors["muted"], linestyle="--", linewidth=1)
-        ax.annotate(
-            f"max_distance = ±{max_distance}",
-            xy=(max_distance, 3),
-            xytext=(-4, 0),
-            textcoords="offset points",
-            ha="right",
-            fontsize=9,
-            color=colors["muted"],
-        )
+            # Each line's own label, on its inner side where no curve runs.
+            ax.annotate(f"max_distance\n{x:+d}".replace("-", "\N{MINUS SIGN}"),
+                        xy=(x, num_buckets / 4), xytext=(4 if x < 0 else -4, 0),
+                        textcoords="offset points", ha="left" if x < 0 else "right",
+                        va="center", fontsize=9, color=colors["muted"])  # fmt: skip
         ax.set_xlabel("relative position j − i (key minus query), tokens")
         ax.set_ylabel("bucket")
         ax.set_ylim(-1, num_buckets)
