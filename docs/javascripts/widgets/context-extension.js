@@ -63,7 +63,7 @@ export function mount(root) {
       w.ntkError.textContent = "";
     } else {
       show(w.ntkBase, "", "\u2014");
-      w.ntkError.textContent = "NTK-aware scaling has no base for these settings: b\u00b7s^(d/(d\u22122)) is beyond the largest float64 number (posenc_docs.scaling.ntk raises ValueError), so it is left out.";
+      w.ntkError.textContent = "NTK-aware scaling is left out: its new base, b\u00b7s to the power d/(d\u22122), is beyond the largest float64 number (posenc_docs.scaling.ntk refuses it too).";
     }
     if (methods.yarn) {
       const { low, high } = methods.yarn.bounds;
@@ -133,7 +133,7 @@ function build(root) {
     row("Pairs that never complete a turn within L\u2080:", w.beyond),
     h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies, against the pair\u2019s original wavelength (1 = unchanged; left of the dashed line the pair turned during training)" }),
     w.scales, w.legend, w.ntkError, w.yarnError,
-    row("NTK-aware base b\u00b7s^(d/(d\u22122)) =", w.ntkBase),
+    row("NTK-aware base b\u00b7s", h("sup", { text: "d/(d\u22122)" }), " =", w.ntkBase),
     row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, " (pairs run from 0 to d/2 \u2212 1: a bound past that lies beyond the last pair); attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
     row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4 =", w.bandFast, " and divides by s those above L\u2080 =", w.bandSlow),
     h("details", { class: "pw-details" }, h("summary", { text: "Every pair as a table" }),
