@@ -3,9 +3,9 @@ by the build and shown without JavaScript, figures follow the scheme toggle, clo
 blocks render nothing, listings mount once seen and take keyboard focus before if
 they scroll, the palette and Material's start-up restyle only what changed, instant
 navigation keeps the stylesheets, links set in code keep their contrast, a formula a
-late font widens takes keyboard focus, notebook pages look the same with the whole of
-JupyterLab's stylesheet, pages with the whole of Material's, and no selector dropped
-from Material's matches an element.
+late font widens takes keyboard focus, notebook pages look alike in both schemes and
+the same with the whole of JupyterLab's stylesheet, pages with the whole of
+Material's, and no selector dropped from Material's matches an element.
 
 Every page is loaded in test_pages_phone_light.py and test_pages_desktop_dark.py."""
 
@@ -268,6 +268,50 @@ def test_notebook_pages_look_the_same_with_jupyterlabs_whole_stylesheet(
             color_scheme=scheme, width=width, minimum=500,
         )  # fmt: skip
         assert not differ, f"{page}: {len(differ)} styled differently: {differ[:5]}"
+
+
+# A notebook page's first code cell (its editor box, what shows of it) and output.
+NOTEBOOK_CELL = """() => {
+  const style = e => getComputedStyle(e);
+  const editor = document.querySelector('.jp-CodeCell .jp-InputArea-editor');
+  const border = ['Top', 'Right', 'Bottom', 'Left'].map(side => {
+    const s = style(editor);
+    return parseFloat(s[`border${side}Width`]) === 0
+      || s[`border${side}Color`] === 'rgba(0, 0, 0, 0)' ? 'none'
+      : `${s[`border${side}Width`]} ${s[`border${side}Color`]}`;
+  });
+  const shown = [editor, editor.querySelector('.highlight-ipynb')]
+    .map(e => style(e).backgroundColor);
+  return {border, backgrounds: [...new Set(shown)],
+          output: style(document.querySelector('.jp-OutputArea-output pre')).color,
+          prose: style(document.querySelector('.md-content p')).color,
+          height: document.documentElement.scrollHeight};
+}"""
+CODE_BLOCK_BACKGROUND = """() => getComputedStyle(
+  document.querySelector('.md-typeset .highlight pre > code')).backgroundColor"""
+
+
+def test_notebook_pages_look_alike_in_both_schemes(guarded, site_url):
+    """In Material's dark scheme JupyterLab's own dark theme
+    ([data-md-color-scheme=slate] .jupyter-wrapper) outranked hooks/notebook.css:
+    code cells had a grey border and a #212121 frame around the code's background,
+    output was white beside grey prose, cells were padded (the page 126 px taller).
+    Now a code cell is the site's code block, output the page's text colour, and
+    the page as tall as in light."""
+    cells = {}
+    for scheme in ("light", "dark"):
+        tab = guarded(width=390, color_scheme=scheme)
+        code = tab.open(f"{site_url}/part2/04-rope/").page.evaluate(
+            CODE_BLOCK_BACKGROUND
+        )
+        cell = tab.open(f"{site_url}/notebooks/sinusoidal_tour/").page.evaluate(
+            NOTEBOOK_CELL
+        )
+        assert cell["border"] == ["none"] * 4, scheme
+        assert cell["backgrounds"] == [code], scheme
+        assert cell["output"] == cell["prose"], scheme
+        cells[scheme] = cell
+    assert abs(cells["dark"]["height"] - cells["light"]["height"]) <= 4
 
 
 @pytest.fixture(scope="module")
