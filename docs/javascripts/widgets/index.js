@@ -48,7 +48,7 @@ async function mountAll() {
 // A widget whose code fails to load, or whose mount throws, must not leave a blank
 // gap where it kept its room: its static figures come back (the inline rule in
 // overrides/main.html hides them unless data-mounted is "failed", and the room is
-// kept only until then, widgets.css), with their numbers and ids, and whatever the
+// kept only until then, extra.css), with their numbers and ids, and whatever the
 // widget built is removed. The error is logged, not thrown: other widgets mount.
 function fail(root, error, giveBack = () => {}) {
   console.error(`posenc-docs: the ${root.dataset.widget} widget failed, showing its static figures.`, error);
