@@ -96,7 +96,7 @@ def pair_wavelengths(names: tuple, *, theme: str):
 
 
 def methods_overview(name: str, factor: float, *, theme: str):
-    """PI, NTK-aware, YaRN and Llama-3 scaling on one model at one factor."""
+    """PI, NTK-aware, YaRN and Llama 3.1 scaling on one model at one factor."""
     model = models.get(name)
     d, base, L0 = model.rotary_dim, model.rope_theta, model.max_position_embeddings
     theta = rope.inv_freq(d, base)
@@ -106,7 +106,7 @@ def methods_overview(name: str, factor: float, *, theme: str):
         "YaRN": scaling.yarn(
             d, base, factor=factor, original_max_position_embeddings=L0
         ),
-        "Llama 3 (low 1, high 4)": scaling.llama3(
+        "Llama 3.1 (low 1, high 4)": scaling.llama3(
             d,
             base,
             factor=factor,
@@ -246,7 +246,7 @@ FIGURES = [
         alt=(
             "Slow-down of each rotary pair against its wavelength for Llama 2 7B "
             "stretched four times. PI is a flat line at 4. NTK-aware rises smoothly "
-            "from 1 to 4. YaRN and Llama 3 scaling stay at 1 for short wavelengths, "
+            "from 1 to 4. YaRN and Llama 3.1 scaling stay at 1 for short wavelengths, "
             "ramp up below the training length of 4,096 and are at 4 beyond it."
         ),
     ),
@@ -309,10 +309,10 @@ FIGURES = [
         draw=model_curves,
         params={
             "names": ("Llama-3.1-8B", "Llama-3.2-1B"),
-            "title": "Llama 3 scaling in published configs",
+            "title": "Llama 3.1 scaling in published configs",
         },
         alt=(
-            "Llama 3 scaling of Llama 3.1 8B (factor 8) and Llama 3.2 1B (factor "
+            "Llama 3.1 scaling of Llama 3.1 8B (factor 8) and Llama 3.2 1B (factor "
             "32): pairs with wavelength under 2,048 keep slow-down 1, pairs beyond "
             "the original 8,192 get the full factor, with a smooth blend between."
         ),
