@@ -67,3 +67,18 @@ def test_formulas_are_not_markdown_emphasis(site_dir, name):
         if left or right:
             glued.append(f"{before!s:.15}<em>{em.get_text()}</em>{after!s:.15}")
     assert not glued, f"api/{name}: {glued}"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_api_sections_are_lists_a_phone_reads_without_scrolling(site_dir, name):
+    """Parameters, returns and raises are lists (mkdocstrings' list style): each
+    entry's name, type, default and description on one line that wraps. As
+    four-column tables they scrolled sideways at 390 px, the description squeezed
+    into a narrow column."""
+    page = article(site_dir, name)
+    titles = page.select(".doc-section-title")
+    assert titles, f"api/{name}: no docstring sections"
+    for title in titles:
+        section = title.find_parent("p").find_next_sibling()
+        assert section.name == "ul", f"api/{name}: {title.text} is a {section.name}"
+    assert not page.select("table .doc-section-item"), f"api/{name}: a table"
