@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import tinycss2
 
+from posenc_docs.pages.install import WHEEL_PATH
 from tests.conftest import ROOT, mount_widget
 from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT, contrast
 
@@ -861,3 +862,30 @@ def test_a_focused_control_is_not_hidden_under_the_sticky_header(guarded, site_u
         "() => document.querySelector('.md-header').getBoundingClientRect().bottom"
     )
     assert field.evaluate("f => f.getBoundingClientRect().top") >= header
+
+
+PIP_COMMANDS = r"""() => [...document.querySelectorAll(
+  'div[data-posenc-site] code, code[data-posenc-site]')]
+  .map(c => c.textContent.replace(/\\\n/g, ' ').split(/\s+/).join(' ').trim())"""
+
+
+def test_the_install_commands_name_the_address_the_page_is_read_at(guarded, site_url):
+    """index.js: the Install page's pip commands name the site the reader is on
+    (here the test's server, not the published site_url), on a first load and
+    after instant navigation from the home page; with JavaScript off they are the
+    HTML as built, with the published address."""
+    wheel = f"{site_url}/{WHEEL_PATH}"
+    expected = [f"pip install {wheel}", f'pip install "posenc_docs[figures] @ {wheel}"']
+    tab = guarded().open(f"{site_url}/install/")
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    assert tab.page.evaluate(PIP_COMMANDS) == expected
+    tab.open(f"{site_url}/")
+    tab.page.locator(".md-content a[href$='/install/']").first.click()
+    tab.page.wait_for_url(f"{site_url}/install/")
+    tab.page.wait_for_function(f"({PIP_COMMANDS})()[0]?.includes({site_url!r})")
+    assert tab.page.evaluate(PIP_COMMANDS) == expected
+    assert tab.errors == []
+    plain = guarded(javascript=False).open(f"{site_url}/install/")
+    published = plain.page.evaluate(PIP_COMMANDS)
+    assert published == [c.replace(f"{site_url}/", "https://posenc-docs.example/")
+                         for c in expected], published  # fmt: skip

@@ -1,6 +1,7 @@
-// Mounts the interactive widgets into <div class="posenc-widget" data-widget="...">.
-// Runs on every page Material shows (document$ fires on first load and after each
-// instant navigation); a widget's code is loaded only on pages that have one.
+// Mounts the interactive widgets into <div class="posenc-widget" data-widget="...">,
+// and makes a few fixes to every page. Runs on every page Material shows (document$
+// fires on first load and after each instant navigation); a widget's code is loaded
+// only on pages that have one.
 
 const LOADERS = {
   "encoding-explorer": () => import("./encoding-explorer.js"),
@@ -153,10 +154,28 @@ function observeScrollers() {
 // the observer would not hear of it: observe again (it reports every block anew).
 document.fonts.addEventListener("loadingdone", observeScrollers);
 
+// The Install page's pip commands name the site's published address (its
+// site_url, in data-posenc-site); a copy served elsewhere, `mkdocs serve` included,
+// serves the same wheel at its own address: the commands say the one the reader is
+// on, so they work as copied. This file sits two folders below the site's root.
+const SITE_ROOT = new URL("../../", import.meta.url).href;
+
+function pointAtThisSite() {
+  for (const block of document.querySelectorAll("[data-posenc-site]")) {
+    const published = block.dataset.posencSite;
+    const texts = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+      text.data = text.data.replaceAll(published, SITE_ROOT);
+    }
+    block.dataset.posencSite = SITE_ROOT; // idempotent
+  }
+}
+
 const nextFrame = () => new Promise(requestAnimationFrame);
 
 async function onPage() {
   themeFixes();
+  pointAtThisSite();
   observeScrollers();
   await mountAll();
   await document.fonts.ready; // the fonts this page asked for so far
