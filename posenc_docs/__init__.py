@@ -3,12 +3,13 @@
 The library is the top level of this package, one module per idea:
 `sinusoidal`, `learned`, `rope`, `alibi`, `scaling` (RoPE context
 extension), `partial_rotary`, `mrope` (RoPE over several position axes),
-`relative_bias` (T5's bucketed bias), `windows` (sliding windows, sinks, NoPE
-layers), `temperature` (attention scaling with position) and `attention` (the
-attention the demonstrations use). Each computation has a float64 NumPy
-reference and a PyTorch twin tested equal to it; `learned` is a PyTorch module
-only (its table is trained). `pages`, `figures`, `examples` and `lab` support
-the site and are not the library.
+`relative_bias` (T5's bucketed bias), `windows` (sliding windows, local/global
+layer patterns, KV caches with sinks), `temperature` (attention scaling with
+position, and which layers are NoPE) and `attention` (the attention the
+demonstrations use). Each computation has a float64 NumPy reference and a
+PyTorch twin tested equal to it; `learned` has no NumPy reference: a PyTorch
+module (its table is trained) and the function `parameter_count`. `pages`,
+`figures`, `examples` and `lab` support the site and are not the library.
 
 Validation policy
 -----------------

@@ -5,6 +5,7 @@ type, or raises `TypeError` (wrong kind) / `ValueError` (wrong range or shape)
 with a message that names the argument and repeats the value it got. Numbers may be
 Python numbers, NumPy scalars or 0-d tensors; `bool` and strings never count as
 numbers. Tensor and array *values* are never scanned: only shape, dtype, device.
+`work_dtype` is the one rule for the dtype the torch twins compute in.
 """
 
 import math
@@ -38,6 +39,25 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
     if as_int < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
     return as_int
+
+
+def checked_int_list(name: str, values, minimum: int = 0) -> list[int]:
+    """`values` (a sequence, not a string) as a list of ints, each >= `minimum`."""
+    if isinstance(values, str) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a list of integers, got {values!r}")
+    return [checked_int(f"{name}[{k}]", v, minimum) for k, v in enumerate(values)]
+
+
+def checked_query_len(q_len, k_len) -> tuple[int, int]:
+    """`q_len` and `k_len` as positive ints with `q_len <= k_len`: the queries are
+    the last `q_len` of the `k_len` keys."""
+    q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
+    if q_len > k_len:
+        raise ValueError(
+            f"q_len must be <= k_len (queries are the last q_len of the keys), "
+            f"got q_len={q_len}, k_len={k_len}"
+        )
+    return q_len, k_len
 
 
 def checked_even(name: str, value, minimum: int = 2) -> int:
@@ -177,6 +197,32 @@ def checked_same_device(name: str, x: torch.Tensor, device) -> torch.Tensor:
     if x.device != device:
         raise ValueError(f"{name} must be on device {device}, got {x.device}")
     return x
+
+
+def checked_same_dtype(name: str, x, dtype, owner: str):
+    """`x` if its dtype is `dtype`, the dtype of the tensor named `owner`."""
+    if x.dtype != dtype:
+        raise TypeError(f"{name} must have {owner}'s dtype {dtype}, got {x.dtype}")
+    return x
+
+
+def checked_broadcasts_into(name: str, shape, target, what: str) -> None:
+    """Refuse a `shape` that does not broadcast to `target` (described by `what`)
+    or would enlarge it: (7, T, T) against (T, T) would silently add a dim."""
+    shape, target = tuple(shape), tuple(target)
+    try:
+        fits = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{name} must broadcast to {what} {target}, got shape {shape}")
+
+
+def work_dtype(*tensors: torch.Tensor) -> torch.dtype:
+    """The dtype torch twins compute in: float64 if any of `tensors` is float64,
+    else float32 (bf16 and fp16 inputs are never computed in)."""
+    wide = any(t.dtype == torch.float64 for t in tensors)
+    return torch.float64 if wide else torch.float32
 
 
 def checked_integer_dtype(name: str, x):

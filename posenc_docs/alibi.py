@@ -17,6 +17,7 @@ from posenc_docs._checks import (
     checked_device,
     checked_float_dtype,
     checked_int,
+    checked_query_len,
 )
 
 
@@ -60,14 +61,8 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
 def _checked_sizes(n_heads, q_len, k_len, causal) -> tuple[int, int, int, bool]:
     n_heads = checked_int("n_heads", n_heads)
-    q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
-    causal = checked_bool("causal", causal)
-    if q_len > k_len:
-        raise ValueError(
-            f"q_len must be <= k_len={k_len} (queries are the last q_len of the "
-            f"keys), got {q_len}"
-        )
-    return n_heads, q_len, k_len, causal
+    q_len, k_len = checked_query_len(q_len, k_len)
+    return n_heads, q_len, k_len, checked_bool("causal", causal)
 
 
 def alibi_bias(n_heads: int, q_len: int, k_len: int, *, causal: bool = True):

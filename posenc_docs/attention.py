@@ -23,14 +23,6 @@ def _future_keys(q_len: int, k_len: int) -> np.ndarray:
     return np.arange(k_len)[None, :] > query_pos  # (q, k)
 
 
-def _broadcasts_into(shape, target: tuple) -> bool:
-    """Whether `shape` broadcasts to `target` without enlarging it."""
-    try:
-        return np.broadcast_shapes(tuple(shape), target) == target
-    except ValueError:
-        return False
-
-
 def _check_shapes(q, k, v, bias, causal) -> None:
     """Raise a ValueError naming the argument whose shape does not fit."""
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
@@ -50,17 +42,12 @@ def _check_shapes(q, k, v, bias, causal) -> None:
             f"repeat k and v per group first), got q {tuple(q.shape)}, "
             f"k {tuple(k.shape)}"
         ) from None
-    if not _broadcasts_into(v.shape[:-2], lead):
-        raise ValueError(
-            f"v's leading dims must broadcast to q's and k's {lead}, got v "
-            f"{tuple(v.shape)}"
-        )
+    _checks.checked_broadcasts_into(
+        "v's leading dims", v.shape[:-2], lead, "q's and k's leading dims"
+    )
     scores = (*lead, q.shape[-2], k.shape[-2])
-    if bias is not None and not _broadcasts_into(bias.shape, scores):
-        raise ValueError(
-            f"bias must broadcast to the logits' shape {scores}, "
-            f"got {tuple(bias.shape)}"
-        )
+    if bias is not None:
+        _checks.checked_broadcasts_into("bias", bias.shape, scores, "the logits' shape")
 
 
 def _checked_arrays(q, k, v, bias, causal, return_weights):
@@ -124,14 +111,13 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
     for name, t in (("k", k), ("v", v)):
         _checks.checked_tensor(name, t, min_ndim=2)
         _checks.checked_same_device(name, t, q.device)
-        if t.dtype != q.dtype:
-            raise TypeError(f"{name} must have q's dtype {q.dtype}, got {t.dtype}")
+        _checks.checked_same_dtype(name, t, q.dtype, "q")
     if bias is not None:
         _checks.checked_tensor("bias", bias, min_ndim=0)
         _checks.checked_same_device("bias", bias, q.device)
     _check_shapes(q, k, v, bias, causal)
-    if bias is not None and bias.dtype != q.dtype:  # alibi_bias_torch(dtype=...)
-        raise TypeError(f"bias must have q's dtype {q.dtype}, got {bias.dtype}")
+    if bias is not None:  # alibi_bias_torch(dtype=...)
+        _checks.checked_same_dtype("bias", bias, q.dtype, "q")
 
 
 def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
@@ -235,8 +221,7 @@ def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=Fal
     for name, t in w.items():
         _checks.checked_tensor(name, t)
         _checks.checked_same_device(name, t, x.device)
-        if t.dtype != x.dtype:
-            raise TypeError(f"{name} must have x's dtype {x.dtype}, got {t.dtype}")
+        _checks.checked_same_dtype(name, t, x.dtype, "x")
     _check_projections(x, w, rotate)
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., T, d_head)
     if rotate is not None:

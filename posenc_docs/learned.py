@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from posenc_docs._checks import (
+    checked_broadcasts_into,
     checked_int,
     checked_integer_dtype,
     checked_real,
@@ -115,15 +116,9 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def _check_positions(self, positions: torch.Tensor, batch_shape) -> None:
         checked_integer_dtype("positions", positions)
-        try:
-            fits = torch.broadcast_shapes(positions.shape, batch_shape) == batch_shape
-        except RuntimeError:
-            fits = False
-        if not fits:
-            raise ValueError(
-                f"positions must broadcast to x.shape[:-1]={tuple(batch_shape)}, "
-                f"got shape {tuple(positions.shape)}"
-            )
+        checked_broadcasts_into(
+            "positions", positions.shape, batch_shape, "x.shape[:-1]"
+        )
         if positions.numel():  # given positions are read back, to name a bad one
             self._check_range(int(positions.min()), int(positions.max()))
 

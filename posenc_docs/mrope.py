@@ -29,9 +29,11 @@ from posenc_docs._checks import (
     checked_even,
     checked_indices,
     checked_int,
+    checked_int_list,
     checked_position_dims,
     checked_real,
     checked_tensor,
+    work_dtype,
 )
 
 AXES = ("temporal", "height", "width")
@@ -72,11 +74,7 @@ def mrope_pair_axes(mrope_section, *, interleaved: bool = False) -> np.ndarray:
     $i < 3 s_2$, and time otherwise. The sections must add up to d/2.
     """
     # --8<-- [start:mrope_pair_axes-body]
-    if isinstance(mrope_section, str) or not hasattr(mrope_section, "__len__"):
-        raise TypeError(f"mrope_section must be a list of ints, got {mrope_section!r}")
-    sizes = [
-        checked_int(f"mrope_section[{k}]", n, 0) for k, n in enumerate(mrope_section)
-    ]
+    sizes = checked_int_list("mrope_section", mrope_section, 0)
     n_pairs = checked_int("sum(mrope_section)", sum(sizes))
     if not checked_bool("interleaved", interleaved):  # in plain Python: constants
         return np.array([k % 3 for k, n in enumerate(sizes) for _ in range(n)])
@@ -168,15 +166,13 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
     """Torch twin of `rotate_by_axes`: float32/float64 work, x.dtype out."""
-    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    work = work_dtype(x)
     theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
     index = torch.from_numpy(pair_axis).to(x.device)
     per_pair = positions.to(x.device, work)[index].movedim(0, -1)  # (..., T, d/2)
     angle = per_pair * theta
-    cos, sin = angle.cos(), angle.sin()
-    x1, x2 = x.to(work).chunk(2, dim=-1)  # pair i = (x[i], x[i + d/2])
-    out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
-    return out.to(x.dtype)
+    # pair i = (x[i], x[i + d/2]): rope's half-layout rotation
+    return rope._rotate_torch(x.to(work), angle.cos(), angle.sin(), "half").to(x.dtype)
 
 
 # --8<-- [start:apply_mrope]

@@ -61,8 +61,9 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     base : float, default 10000.0
         RoPE base b.
     layout : str, default "half"
-        Pair layout inside the rotated prefix: `"half"` (GPT-NeoX, Phi) or
-        `"interleaved"` (GPT-J).
+        Pair layout inside the rotated prefix `x[..., :r]`: `"half"` (GPT-NeoX,
+        Phi), pair i is `(x[i], x[i + r/2])`; or `"interleaved"` (GPT-J), pair i
+        is `(x[2i], x[2i+1])`; in both, i < r/2.
 
     Returns
     -------
@@ -98,8 +99,10 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     Notes
     -----
     Same formula: `out[..., :r]` is `rope.apply_rope_torch` of the prefix with
-    $\theta_i = b^{-2i/r}$, `out[..., r:] = x[..., r:]`. Keeps x's dtype
-    (angles in float32, float64 for float64 x) and is differentiable in x.
+    $\theta_i = b^{-2i/r}$, `out[..., r:] = x[..., r:]`. Same pair layouts,
+    within the prefix: `"half"` (the default), pair i is `(x[i], x[i + r/2])`;
+    `"interleaved"`, pair i is `(x[2i], x[2i+1])`. Keeps x's dtype (angles in
+    float32, float64 for float64 x) and is differentiable in x.
     """
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)

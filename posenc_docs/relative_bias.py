@@ -21,6 +21,7 @@ from posenc_docs._checks import (
     checked_even,
     checked_int,
     checked_integer_dtype,
+    checked_query_len,
     checked_tensor,
 )
 
@@ -130,13 +131,7 @@ def _checked_bias_args(table, q_len, k_len, bidirectional, max_distance):
             f"table must have shape (num_buckets, n_heads), got {tuple(table.shape)}"
         )
     _bucket_layout(bidirectional, table.shape[0], max_distance, name="table.shape[0]")
-    q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
-    if q_len > k_len:
-        raise ValueError(
-            f"q_len must be <= k_len (queries are the last q_len of the keys), "
-            f"got q_len={q_len}, k_len={k_len}"
-        )
-    return q_len, k_len
+    return checked_query_len(q_len, k_len)
 
 
 # --8<-- [start:t5_bias]

@@ -270,9 +270,7 @@ def relative_upper_bound(distance, d: int = 128, base: float = 10000.0):
 # ---------------------------------------------------------------- torch
 
 
-def _work_dtype(x: torch.Tensor) -> torch.dtype:
-    """float64 stays float64; every other dtype is rotated in float32."""
-    return torch.float64 if x.dtype == torch.float64 else torch.float32
+_work_dtype = _checks.work_dtype  # float64 stays float64; anything else: float32
 
 
 def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
@@ -300,8 +298,7 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     positions = _checks.checked_tensor("positions", positions, floating=False)
     theta = _checks.checked_tensor("inv_freq", inv_freq)
     _checks.checked_same_device("inv_freq", theta, positions.device)
-    wide = torch.float64 in (positions.dtype, theta.dtype)
-    work = torch.float64 if wide else torch.float32
+    work = _work_dtype(positions, theta)
     return positions.to(work)[..., None] * theta.to(work)  # (..., T, d/2)
 
 

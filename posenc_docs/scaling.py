@@ -55,7 +55,7 @@ def ntk_base(d: int, base: float, factor: float) -> float:
 
 
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
-    r"""Wavelength of each pair in tokens, $\lambda_i = 2\pi / \theta_i$ (float64).
+    r"""Wavelength of each pair, in tokens (float64).
 
     Parameters
     ----------
@@ -66,6 +66,10 @@ def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         $\lambda_i$, same shape.
+
+    Notes
+    -----
+    $\lambda_i = 2\pi / \theta_i$: pair i turns once every $\lambda_i$ tokens.
     """
     inv_freq = checked_array("inv_freq", inv_freq, floating=False)  # (d/2,)
     return 2 * np.pi / inv_freq.astype(np.float64)
@@ -74,7 +78,7 @@ def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
 def scale_per_pair(
     scaled_inv_freq: np.ndarray, base_inv_freq: np.ndarray
 ) -> np.ndarray:
-    r"""Per-pair slow-down $\theta_i / \theta'_i$ (1 = unchanged, s = interpolated).
+    r"""Per-pair slow-down of scaled frequencies (1 = unchanged, s = interpolated).
 
     Parameters
     ----------
@@ -87,6 +91,11 @@ def scale_per_pair(
     -------
     numpy.ndarray
         The ratio, same shape.
+
+    Notes
+    -----
+    $\theta_i / \theta'_i = \lambda'_i / \lambda_i$: how many times longer pair i's
+    wavelength has become.
     """
     scaled = checked_array("scaled_inv_freq", scaled_inv_freq, floating=False)
     unscaled = checked_array("base_inv_freq", base_inv_freq, floating=False)
@@ -321,7 +330,7 @@ def yarn_ramp_bounds(
 
 
 def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    r"""YaRN magnitude $g(s, \mu) = 0.1 \mu \ln s + 1$ ($s > 1$), else 1: $\sqrt{1/t}$.
+    r"""YaRN's magnitude factor g for the scale s (HF's `get_mscale`).
 
     Parameters
     ----------
@@ -334,6 +343,11 @@ def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
     -------
     float
         $g(s, \mu)$.
+
+    Notes
+    -----
+    $g(s, \mu) = 0.1\, \mu \ln s + 1$ for $s > 1$, else 1; YaRN's $\sqrt{1/t}$
+    for its softmax temperature t.
     """
     scale = checked_real("scale", scale, gt=0)
     mscale = checked_real("mscale", mscale, ge=0)
@@ -576,7 +590,7 @@ def llama3(
             f"low_freq_factor must be < high_freq_factor={high}, got {low!r}"
         )
     theta = rope_inv_freq(d, base)  # (d/2,)
-    wavelength = 2 * np.pi / theta  # (d/2,)
+    wavelength = wavelengths(theta)  # (d/2,)
     sigma = (L0 / wavelength - low) / (high - low)
     blended = (1 - sigma) * theta / factor + sigma * theta
     is_slow = wavelength > L0 / low
@@ -585,7 +599,7 @@ def llama3(
 
 
 def default(d: int, base: float = 10000.0):
-    r"""Plain RoPE, no scaling (HF `"default"`): $\theta_i = b^{-2i/d}$, factor 1.
+    r"""Plain RoPE, no scaling (HF `"default"`).
 
     Parameters
     ----------
@@ -600,6 +614,11 @@ def default(d: int, base: float = 10000.0):
         float64 frequencies $\theta_i$.
     attention_factor : float
         Always 1.0.
+
+    Notes
+    -----
+    $\theta_i = b^{-2i/d}$ for $i = 0, \dots, d/2 - 1$ (`rope.inv_freq`), attention
+    factor 1.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     return rope_inv_freq(d, base), 1.0

@@ -10,6 +10,8 @@ import numpy as np
 # --8<-- [end:setup]
 import torch
 
+from posenc_docs import rope, scaling
+
 # --8<-- [start:checks]
 from posenc_docs._checks import (  # each raises TypeError/ValueError naming the arg
     checked_array,
@@ -101,8 +103,7 @@ def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
     The longest is $2\pi\, base^{(d-2)/d}$, just short of
     $2\pi\, base$.
     """
-    d, base = checked_even("d", d), checked_real("base", base, gt=1)
-    return 2 * np.pi * base ** (np.arange(0, d, 2) / d)
+    return scaling.wavelengths(rope.inv_freq(d, base))  # (d/2,)
 
 
 def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
@@ -126,9 +127,8 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
     PE(pos)\cdot PE(pos+k) = \sum_{i=0}^{d/2-1} \cos(k\,\omega_i)
     $$
     """
-    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    omega = rope.inv_freq(d, base)  # (d/2,), the same frequencies as RoPE's
     k = checked_array("k", k, min_ndim=0, floating=False).astype(np.float64)
-    omega = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
     return np.cos(np.multiply.outer(k, omega)).sum(-1)  # shape of k
 
 

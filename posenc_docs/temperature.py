@@ -23,13 +23,19 @@ import numpy as np
 import torch
 
 from posenc_docs import scaling
-from posenc_docs._checks import checked_array, checked_int, checked_real, checked_tensor
+from posenc_docs._checks import (
+    checked_array,
+    checked_int,
+    checked_int_list,
+    checked_real,
+    checked_tensor,
+    work_dtype,
+)
 
 
 def _work(positions: torch.Tensor) -> torch.Tensor:
     """Positions as float64 if given so, else float32."""
-    wide = positions.dtype == torch.float64
-    return positions.to(torch.float64 if wide else torch.float32)
+    return positions.to(work_dtype(positions))
 
 
 # --8<-- [start:llama4_attention_scale]
@@ -68,7 +74,15 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 
 
 def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1):
-    """Torch twin of `llama4_attention_scale` (same formula)."""
+    r"""Torch twin of `llama4_attention_scale` (same arguments, a tensor in).
+
+    Float32 (float64 for float64 positions), of the positions' shape and device.
+
+    Notes
+    -----
+    $\tau(p) = 1 + a \ln(1 + \lfloor (p + 1) / F \rfloor)$, with F = `floor_scale`
+    and a = `attn_scale`, as in `llama4_attention_scale`.
+    """
     p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
     F = checked_int("floor_scale", floor_scale)
     a = checked_real("attn_scale", attn_scale, ge=0)
@@ -109,7 +123,15 @@ def qwen_logn_scale(positions, *, seq_length=8192):
 
 
 def qwen_logn_scale_torch(positions, *, seq_length=8192):
-    """Torch twin of `qwen_logn_scale` (same formula)."""
+    r"""Torch twin of `qwen_logn_scale` (same arguments, a tensor in).
+
+    Float32 (float64 for float64 positions), of the positions' shape and device.
+
+    Notes
+    -----
+    $\tau(p) = \ln(p + 1) / \ln L$ if $p + 1 > L$, else 1, with L = `seq_length`,
+    as in `qwen_logn_scale`.
+    """
     p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
     L = checked_int("seq_length", seq_length, minimum=2)
     n = p + 1.0
@@ -196,14 +218,10 @@ def nope_layers(num_layers, *, no_rope_layers=None, no_rope_layer_interval=4):
     # --8<-- [start:nope_layers-body]
     num_layers = checked_int("num_layers", num_layers)
     interval = checked_int("no_rope_layer_interval", no_rope_layer_interval)
-    listed = not isinstance(no_rope_layers, str) and hasattr(no_rope_layers, "__len__")
-    if not (listed or no_rope_layers is None):
-        raise TypeError(f"no_rope_layers must list 0/1 flags, got {no_rope_layers!r}")
-    if no_rope_layers is None or len(no_rope_layers) == 0:  # HF: `if no_rope_layers`
-        no_rope_layers = [int((i + 1) % interval != 0) for i in range(num_layers)]
-    flags = [
-        checked_int(f"no_rope_layers[{k}]", f, 0) for k, f in enumerate(no_rope_layers)
-    ]
+    given = [] if no_rope_layers is None else no_rope_layers
+    flags = checked_int_list("no_rope_layers", given, 0)
+    if not flags:  # None or empty: the default pattern (HF: `if no_rope_layers`)
+        flags = [int((i + 1) % interval != 0) for i in range(num_layers)]
     if len(flags) != num_layers or max(flags) > 1:
         raise ValueError(
             f"no_rope_layers must hold {num_layers} flags 0/1, got {flags}"

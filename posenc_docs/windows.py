@@ -16,7 +16,7 @@
 import numpy as np
 import torch
 
-from posenc_docs._checks import checked_device, checked_int
+from posenc_docs._checks import checked_device, checked_int, checked_query_len
 
 # --8<-- [end:setup]
 
@@ -24,14 +24,8 @@ LAYER_TYPES = ("sliding_attention", "full_attention")
 
 
 def _check_mask_args(q_len, k_len, window) -> tuple[int, int, int]:
-    q_len, k_len = checked_int("q_len", q_len), checked_int("k_len", k_len)
-    window = checked_int("window", window)
-    if q_len > k_len:
-        raise ValueError(
-            f"q_len must be <= k_len (queries are the last q_len keys), "
-            f"got q_len={q_len}, k_len={k_len}"
-        )
-    return q_len, k_len, window
+    q_len, k_len = checked_query_len(q_len, k_len)
+    return q_len, k_len, checked_int("window", window)
 
 
 # --8<-- [start:sliding_window_mask]
