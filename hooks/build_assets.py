@@ -237,11 +237,6 @@ class FigureFiles:
         return files
 
 
-def figure_files(project_dir: Path, cache_dir: Path) -> dict[str, bytes]:
-    """Site path -> SVG bytes of every figure, drawn on cache miss (at once)."""
-    return FigureFiles(project_dir, cache_dir).files()
-
-
 def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
     """Give every figure ``<img>`` and ``<source>`` its width and height, so nothing
     shifts on load (the phone variant has another aspect ratio)."""

@@ -52,7 +52,11 @@ def test_figures_are_cached_by_module_and_by_figure(tmp_path, monkeypatch):
     monkeypatch.setattr(build_assets, "figure_modules", lambda project_dir: [module])
     monkeypatch.setattr(build_assets.build_cache, "FIGURE_SPECS", {})
     monkeypatch.setattr(build_assets.build_cache, "WIDGET_ATTRIBUTES", {})
-    first = build_assets.figure_files(ROOT, tmp_path)
+
+    def drawn_files():  # what on_files and on_env do for one build
+        return build_assets.FigureFiles(ROOT, tmp_path).files()
+
+    first = drawn_files()
     assert len(first) == 4  # light, dark; desktop, phone
     assert all(svg.startswith(b"<?xml") for svg in first.values())
     for light_path, svg in first.items():
@@ -67,16 +71,16 @@ def test_figures_are_cached_by_module_and_by_figure(tmp_path, monkeypatch):
             super().__init__(variants)
 
     monkeypatch.setattr(build_assets, "Drawing", Recording)
-    assert build_assets.figure_files(ROOT, tmp_path) == first and drawn == []
+    assert drawn_files() == first and drawn == []
     keys = build_assets.figure_keys
     monkeypatch.setattr(build_assets, "figure_keys", lambda root: {
         m: key + "-edited" for m, key in keys(root).items()})  # fmt: skip
-    assert build_assets.figure_files(ROOT, tmp_path) == first  # the module changed,
+    assert drawn_files() == first  # the module changed,
     assert drawn == []  # not what its figure is made of: nothing drawn
     key = build_assets.build_cache.artifact_key
     monkeypatch.setattr(build_assets.build_cache, "artifact_key", lambda *a, **k: key(
         *a, "changed", **k))  # fmt: skip
-    assert build_assets.figure_files(ROOT, tmp_path) == first
+    assert drawn_files() == first
     slug = "part3_nope-temperatures"  # one theme drawn: dark is light recoloured
     assert drawn == [(slug, False), (slug, True)]
 

@@ -10,7 +10,7 @@ import torch
 
 from posenc_docs import lab
 from posenc_docs.lab import data
-from posenc_docs.lab.config import EXPERIMENTS, FULL, SMOKE, from_dict, to_dict
+from posenc_docs.lab.config import EXPERIMENTS, FULL, SMOKE, to_dict
 from posenc_docs.lab.model import TinyGPT
 from posenc_docs.lab.passkey import exact_match, passkey_loss
 from posenc_docs.lab.run import main, run
@@ -198,7 +198,7 @@ def check_schema(results, configs):
     assert set(results) == {*configs, "provenance"}
     for experiment, config in configs.items():
         section = results[experiment]
-        assert from_dict(section["config"], experiment) == config
+        assert section["config"] == to_dict(config)  # every field, as run
         names = [*config.schemes, *config.zero_shot, *config.fine_tuned]
         assert list(section["runs"]) == names
         lengths = [m * config.train_len for m in config.eval_multiples]

@@ -14,7 +14,7 @@ from posenc_docs.pages import models, part2_extension
 from posenc_docs.rope import LAYOUTS
 
 ALL = list(models.MODELS.values())
-ROPE = models.by_scheme("rope")
+ROPE = [model for model in ALL if model.scheme == "rope"]
 
 
 def ids(model):
@@ -131,12 +131,10 @@ def test_lookups_refuse_unknown_names():
     with pytest.raises(KeyError, match="Llama-2-7B"):
         models.get("llama-2")
     with pytest.raises(ValueError, match="scheme"):
-        models.by_scheme("absolute")
-    with pytest.raises(ValueError, match="scheme"):
         models.ModelConfig("x", "nope", 1, 1, 1, None, source="s", checked="c")
 
 
 def test_every_scheme_and_method_has_a_real_model():
-    assert all(models.by_scheme(scheme) for scheme in models.SCHEMES)
+    assert {model.scheme for model in ALL} == set(models.SCHEMES)
     for kind in ("linear", "yarn", "longrope", "llama3"):
         assert models.by_rope_type(kind)

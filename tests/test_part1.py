@@ -163,6 +163,18 @@ def test_nearest_training_cosine_is_one_inside_training():
         part1.nearest_training_cosine(5, 0, 8)
 
 
+@pytest.mark.parametrize("bad", [True, "64", 64.0])
+def test_lengths_must_be_integers(bad):
+    with pytest.raises(TypeError, match=f"train_len must be .*got {bad!r}"):
+        part1.phase_gap(10, bad, 8)
+    with pytest.raises(TypeError, match=f"train_len must be .*got {bad!r}"):
+        part1.nearest_training_cosine(10, bad, 8)
+    with pytest.raises(TypeError, match=f"d must be .*got {bad!r}"):
+        part1.toy_embeddings(["x"], bad)
+    with pytest.raises(ValueError, match="train_len"):
+        part1.phase_gap(10, 0, 8)
+
+
 @fast
 @given(pos=st.integers(0, 100_000), L=st.integers(1, 3000), d=st.sampled_from([8, 64]))
 def test_phase_gap_matches_the_nearest_seen_angle(pos, L, d):

@@ -8,7 +8,7 @@ import pytest
 import torch
 from hypothesis import settings
 
-from posenc_docs import sinusoidal
+from posenc_docs import sinusoidal, temperature
 from posenc_docs.pages import part1, part2_basics
 from posenc_docs.pages.format import mantissa, markdown_table, percent
 
@@ -48,12 +48,19 @@ def test_wide_encodings_keep_neighbours_closest():
     assert k == 1 and distance == pytest.approx(direct)
 
 
+def block_shift_error(k: int, d: int, n_positions: int = 1000) -> float:
+    r"""Worst error of $PE(p+k) = M_k\,PE(p)$ over positions $0..n-1$."""
+    pe = sinusoidal.table(n_positions + k, d)  # (n + k, d)
+    predicted = pe[:n_positions] @ sinusoidal.shift_matrix(k, d).T  # (n, d)
+    return float(np.abs(predicted - pe[k:]).max())
+
+
 def test_a_scalar_map_cannot_shift_but_the_block_rotation_can():
     # sin(p + 1) = sin(p) cos 1 + cos(p) sin 1: one dimension alone misses the
     # cos(p) sin 1 term, whose size reaches sin 1 at p = 0.
     assert part1.per_dimension_fit_residual(1, 512, 1000) > 0.8 * math.sin(1)
-    assert part2_basics.block_shift_error(1, 512) < 1e-10
-    assert part2_basics.block_shift_error(37, 64) < 1e-10
+    assert block_shift_error(1, 512) < 1e-10
+    assert block_shift_error(37, 64) < 1e-10
 
 
 def test_rotation_degrees_is_position_times_theta():
@@ -124,13 +131,13 @@ def test_rope_decay_range_brackets_every_distance_in_it():
 
 
 # Issue 13, statement 10: Llama 4's iRoPE drops the rotation in every fourth
-# layer. Golden: Hugging Face's Llama4TextConfig builds the same pattern.
-def test_irope_layers_match_hugging_face_llama4():
-    from transformers import Llama4TextConfig
+# layer; 04 counts the rotating layers as 4 - len(nope_layers(4)). The pattern
+# itself is checked against Hugging Face's Llama4TextConfig in test_temperature.
+def test_three_layers_in_four_rotate_under_irope():
+    assert temperature.nope_layers(4) == [3]
 
-    for layers in (4, 8, 48):
-        hf = Llama4TextConfig(num_hidden_layers=layers).no_rope_layers
-        assert part2_basics.irope_layers(layers) == [bool(x) for x in hf]
-    assert part2_basics.irope_layers(4) == [True, True, True, False]
-    with pytest.raises(ValueError, match="num_layers"):
-        part2_basics.irope_layers(0)
+
+def test_pair_divisor_is_base_to_the_2i_over_d():
+    for pair in (0, 1, 64, 255):
+        want = 10000.0 ** (2 * pair / 512)
+        assert part2_basics.pair_divisor(pair, 512) == pytest.approx(want, rel=1e-14)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posenc_docs.pages import part3_nope, pitfalls
+from posenc_docs.pages import part2_basics, part3_nope, pitfalls
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "posenc_docs" / "examples"
 
@@ -50,7 +50,7 @@ def test_qwen_logn_table_ends_where_the_page_says():
 
 
 def test_causal_mask_alone_gives_a_position_code():
-    out = part3_nope.causal_position_signal(50)
+    out = [part2_basics.uniform_causal_weight(i, length=50) for i in range(50)]
     np.testing.assert_allclose(out, 1 / np.arange(1, 51), rtol=1e-12)
 
 

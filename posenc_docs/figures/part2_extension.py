@@ -148,7 +148,7 @@ def ntk_family(name: str, factors: tuple, *, theme: str):
     curves = []
     for s in factors:
         freq, _ = scaling.ntk(d, base, factor=s)
-        new_base = base * s ** (d / (d - 2))
+        new_base = scaling.ntk_base(d, base, s)
         label = f"s = {s:g} (base {new_base:,.0f})"
         curves.append((label, scaling.wavelengths(theta), theta / freq))
     title = f"NTK-aware on {name}: a larger base"

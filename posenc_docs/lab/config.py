@@ -103,10 +103,3 @@ def to_dict(config: Config) -> dict:
     return {
         k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()
     }
-
-
-def from_dict(values: dict, experiment: str) -> Config:
-    """Inverse of `to_dict` for the config of ``experiment``."""
-    return type(FULL[experiment])(
-        **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-    )

@@ -14,6 +14,7 @@ decides what reaches it:
 import torch
 from torch import nn
 
+from posenc_docs._checks import checked_choice
 from posenc_docs.alibi import alibi_bias_torch
 from posenc_docs.attention import attention_torch
 from posenc_docs.lab.config import ROPE_BASE, SCHEMES
@@ -90,9 +91,8 @@ class TinyGPT(nn.Module):
 
     def __init__(self, scheme, vocab, d_model, n_head, n_layer, max_len):
         super().__init__()
-        if scheme not in SCHEMES:
-            raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
-        self.scheme, self.n_head = scheme, n_head
+        self.scheme = checked_choice("scheme", scheme, SCHEMES)
+        self.n_head = n_head
         self.embed = nn.Embedding(vocab, d_model)
         self.position = {
             "learned": lambda: LearnedPositionalEmbedding(max_len, d_model),

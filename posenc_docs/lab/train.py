@@ -9,6 +9,7 @@ import torch
 from torch.nn.functional import cross_entropy
 
 from posenc_docs import scaling
+from posenc_docs._checks import checked_choice
 from posenc_docs.lab.config import ROPE_BASE, Config
 from posenc_docs.lab.model import TinyGPT
 
@@ -130,8 +131,7 @@ def use_rope_scaling(model: TinyGPT, method: str, factor: float, config, seq_len
     length); dynamic NTK also reads the running length ``seq_len``. YaRN's
     attention factor multiplies the rotated q and k, i.e. cos and sin.
     """
-    if method not in ROPE_TYPE:
-        raise ValueError(f"method must be one of {sorted(ROPE_TYPE)}, got {method!r}")
+    checked_choice("method", method, sorted(ROPE_TYPE))
     rope_scaling = {**ROPE_TYPE[method], "factor": factor}
     if method == "rope":
         rope_scaling.pop("factor")

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from posenc_docs._checks import checked_choice
+
 SCHEMES = ("sinusoidal", "learned", "rope", "alibi", "t5-bias")
 
 
@@ -73,8 +75,7 @@ class ModelConfig:
     trained_length_source: str = ""
 
     def __post_init__(self):
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
+        checked_choice("scheme", self.scheme, SCHEMES)
         for name in ("rope_scaling", "extra"):  # read-only views: no edits by pages
             value = getattr(self, name)
             if value is not None:
@@ -539,13 +540,6 @@ def get(name: str) -> ModelConfig:
     if name not in MODELS:
         raise KeyError(f"no model named {name!r}; known: {sorted(MODELS)}")
     return MODELS[name]
-
-
-def by_scheme(scheme: str) -> list[ModelConfig]:
-    """Entries whose position scheme is ``scheme`` (one of `SCHEMES`)."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
-    return [entry for entry in _ENTRIES if entry.scheme == scheme]
 
 
 def by_rope_type(rope_type: str) -> list[ModelConfig]:

@@ -12,6 +12,7 @@ longer context turns further than training did (`angle_overshoot`).
 # --8<-- [start:setup]
 import numpy as np
 
+from posenc_docs._checks import checked_int
 from posenc_docs.attention import self_attention
 from posenc_docs.rope import inv_freq
 from posenc_docs.sinusoidal import encode, table
@@ -39,8 +40,7 @@ def toy_embeddings(words, d: int, seed: int = 0) -> dict:
         ``word -> numpy.ndarray`` of shape ``(d,)``, float64.
     """
     # --8<-- [start:toy_embeddings-body]
-    if not isinstance(d, (int, np.integer)) or d <= 0:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    d = checked_int("d", d)
     vocab = list(dict.fromkeys(words))
     rows = np.random.default_rng(seed).standard_normal((len(vocab), d))
     return dict(zip(vocab, rows, strict=True))
@@ -161,8 +161,7 @@ def nearest_training_cosine(pos, train_len: int, d: int, base: float = 10000.0):
     row is a neighbor; far outside it can be far below 1.
     """
     # --8<-- [start:nearest_training_cosine-body]
-    if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
-        raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
+    train_len = checked_int("train_len", train_len)
     seen = table(train_len, d, base)  # (L, d)
     return float((seen @ encode(pos, d, base)).max() / (d / 2))
 
@@ -191,8 +190,7 @@ def phase_gap(pos, train_len: int, d: int, base: float = 10000.0) -> np.ndarray:
     else $\min(\phi - a_i,\ 2\pi - \phi)$.
     """
     # --8<-- [start:phase_gap-body]
-    if not isinstance(train_len, (int, np.integer)) or train_len <= 0:
-        raise ValueError(f"train_len must be a positive integer, got {train_len!r}")
+    train_len = checked_int("train_len", train_len)
     omega = inv_freq(d, base)  # (d/2,) one frequency per pair
     arc = (train_len - 1) * omega
     phase = np.mod(pos * omega, 2 * np.pi)
@@ -256,7 +254,7 @@ def position_share(embedding_std: float) -> float:
 
 
 def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
-    r"""Per RoPE pair: largest angle at ``new_len`` over the largest seen in training.
+    r"""Per RoPE pair: the arc ``new_len`` positions sweep over the arc of training.
 
     Parameters
     ----------
@@ -274,6 +272,10 @@ def angle_overshoot(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
     Notes
     -----
     $r_i = \frac{L'\,\theta'_i}{L\,\theta_i}$ where $L\,\theta_i < 2\pi$, else 1.
+    Arcs are measured by length ($L\theta_i$), not by the last position's angle
+    $(L-1)\theta_i$ that `phase_gap` compares single angles with: so an unchanged
+    pair gets $L'/L$ and position interpolation by $s = L'/L$ exactly 1, in the
+    convention of $s$ itself (and of YaRN's turn count $r = L/\lambda$).
     """
     scaled = np.asarray(scaled_inv_freq, dtype=np.float64)
     trained = np.asarray(inv_freq, dtype=np.float64)

@@ -10,7 +10,6 @@ from functools import lru_cache
 import numpy as np
 
 from posenc_docs import alibi, attention, learned, rope, sinusoidal
-from posenc_docs._checks import checked_int
 from posenc_docs.pages import pitfalls
 from posenc_docs.pages.format import markdown_table
 
@@ -51,13 +50,6 @@ def nearest_distinct_positions(d: int, max_offset: int, base: float = 10000.0):
         if squared[j] < best_sq:
             best_k, best_sq = int(k[j]), float(squared[j])
     return best_k, float(np.sqrt(max(best_sq, 0.0)))
-
-
-def block_shift_error(k: int, d: int, n_positions: int = 1000) -> float:
-    r"""Worst error of $PE(p+k) = M_k\,PE(p)$ over positions $0..n-1$."""
-    pe = sinusoidal.table(n_positions + k, d)  # (n + k, d)
-    predicted = pe[:n_positions] @ sinusoidal.shift_matrix(k, d).T  # (n, d)
-    return float(np.abs(predicted - pe[k:]).max())
 
 
 def rotation_degrees(position: float, pair: int, d: int, base: float = 10000.0):
@@ -129,7 +121,7 @@ def raw_index_ratio(position: int, embedding_std: float) -> float:
 
 def pair_divisor(pair: int, d: int, base: float = 10000.0) -> float:
     r"""The divisor $base^{2i/d}$ of pair $i$ (its wavelength over $2\pi$)."""
-    return base ** (2 * pair / d)
+    return float(sinusoidal.wavelengths(d, base)[pair] / (2 * np.pi))
 
 
 def slowest_pair_shortfall(d: int, base: float = 10000.0) -> tuple[float, float]:
@@ -174,16 +166,3 @@ def uniform_causal_weight(position: int, length: int = 100) -> float:
     zeros = np.zeros((length, 4))  # (T, d): q = k = 0, so every score is 0
     first = np.eye(length)[:1].T  # (T, 1): value 1 on token 0 only
     return float(attention.attention(zeros, zeros, first, causal=True)[position, 0])
-
-
-def irope_layers(num_layers: int, no_rope_interval: int = 4) -> list[bool]:
-    """Which layers rotate q and k under Llama 4's iRoPE (True = RoPE layer).
-
-    Notes
-    -----
-    Every ``no_rope_interval``-th layer (1-based) uses no positional encoding
-    at all; the others use RoPE. Meta calls the pattern interleaved RoPE.
-    """
-    num_layers = checked_int("num_layers", num_layers)
-    no_rope_interval = checked_int("no_rope_interval", no_rope_interval)
-    return [(layer + 1) % no_rope_interval != 0 for layer in range(num_layers)]

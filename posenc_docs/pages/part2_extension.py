@@ -44,10 +44,11 @@ def turn_census(d: int, base: float, length: float) -> TurnCensus:
 
     Notes
     -----
-    A pair with $\lambda_i < L$ has met every angle in $[0, 2\pi)$ during
-    training; a pair with $\lambda_i \ge L$ has only met
+    A pair with $\lambda_i < L$ turns fully within $L$ positions ($L/\lambda_i$
+    turns, YaRN's r); a pair with $\lambda_i \ge L$ only sweeps the arc
     $[0, L\theta_i) \subset [0, 2\pi)$, so positions past $L$ give it angles it
-    never saw. Wavelengths grow with i, so the first kind is a prefix.
+    never saw. Arcs are measured by length, as in ``part1.angle_overshoot``.
+    Wavelengths grow with i, so the first kind is a prefix.
     """
     # --8<-- [start:turn_census-body]
     checked_real("length", length, gt=0)
@@ -264,21 +265,13 @@ def turns_within(length: float, d: int, base: float = 10000.0, pair: int = 0):
     return length / scaling.wavelengths(rope.inv_freq(d, base))[pair]
 
 
-def base_change_factor(d: int, base: float, new_base: float) -> float:
-    r"""How much a new base slows the slowest pair: $(b'/b)^{(d-2)/d}$ (NTK's s)."""
-    slow_down = scaling.scale_per_pair(
-        rope.inv_freq(d, new_base), rope.inv_freq(d, base)
-    )
-    return float(slow_down[-1])
-
-
 def dynamic_slow_down(d, base, factor, original_len, length) -> float:
     """How much dynamic NTK (factor ``factor``) slows the slowest pair at ``length``
-    tokens, from the base transformers' ``"dynamic"`` picks there."""
-    new_base = scaling.dynamic_ntk_base(
+    tokens, with the frequencies transformers' ``"dynamic"`` picks there."""
+    freq, _ = scaling.dynamic_ntk(
         d, base, factor=factor, max_position_embeddings=original_len, seq_len=length
     )
-    return base_change_factor(d, base, new_base)
+    return float(scaling.scale_per_pair(freq, rope.inv_freq(d, base))[-1])
 
 
 def yarn_logit_factor(factor: float) -> float:

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from posenc_docs import rope, scaling
+from posenc_docs import rope, scaling, sinusoidal
 from posenc_docs.pages import models, part2_extension
 from posenc_docs.pages.format import fixed, markdown_table
 
@@ -78,8 +78,9 @@ def cosine_sum(m, d: int, base: float) -> np.ndarray:
     identical tokens m apart keep a positive expected score while $B_m \ge 0$.
     """
     # --8<-- [start:cosine_sum-body]
-    m = np.asarray(m, dtype=np.float64)
-    return np.cos(np.multiply.outer(m, rope.inv_freq(d, base))).sum(-1)  # m's shape
+    # RoPE's theta_i are the sinusoid's omega_i, so B_m is Part I's dot product
+    # PE(p) . PE(p + m): the sum of cos(m theta_i) over the d/2 pairs.
+    return sinusoidal.offset_similarity(m, d, base)  # m's shape
 
 
 def min_cosine_sum(d: int, base: float, length: int) -> float:

@@ -8,7 +8,7 @@ read from the installed code by ``tests/test_part3_nope.py``; published Llama 4
 
 import numpy as np
 
-from posenc_docs import attention, lab, temperature
+from posenc_docs import lab, temperature
 from posenc_docs.pages import models
 from posenc_docs.pages.format import count, fixed, markdown_table
 
@@ -64,15 +64,3 @@ def scale_table(lengths=(8192, 16384, 32768, 131072, 1048576)) -> str:
 def lab_growth(name: str, multiple: int = 16) -> float:
     """Lab perplexity at ``multiple`` times the training length over that at L."""
     return lab.perplexity(name, multiple) / lab.perplexity(name, 1)
-
-
-def causal_position_signal(length: int) -> np.ndarray:
-    """What a NoPE layer can read from the causal mask alone.
-
-    With equal logits (q = k = 0), query i averages the values of tokens 0..i.
-    If only token 0's value is 1, the output is 1/(i+1): its position.
-    """
-    q = np.zeros((length, 1))  # (T, 1): every logit 0
-    v = np.zeros((length, 1))
-    v[0] = 1.0  # a marked first token (BOS)
-    return attention.attention(q, q, v, causal=True)[:, 0]  # (T,)

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from posenc_docs import alibi, partial_rotary, rope, scaling, temperature, windows
+from posenc_docs._checks import checked_choice
 
 # --8<-- [end:setup]
 
@@ -79,15 +80,13 @@ def sinusoid_exponents(d: int, variant: str = "paper") -> np.ndarray:
     index (the 2 is counted twice).
     """
     # --8<-- [start:sinusoid_exponents-body]
+    checked_choice("variant", variant, EXPONENT_VARIANTS)
     j = np.arange(d)
     if variant == "paper":
         return 2 * (j // 2) / d
     if variant == "dimension":
         return j / d
-    if variant == "doubled":
-        return 2 * j / d
-    allowed = EXPONENT_VARIANTS
-    raise ValueError(f"variant must be one of {allowed}, got {variant!r}")
+    return 2 * j / d  # "doubled"
 
 
 # --8<-- [end:sinusoid_exponents-body]
@@ -452,18 +451,20 @@ def sink_cache_offsets(n_sink, window, step, *, d=128, base=10000.0, trained=409
 
     Notes
     -----
-    A pair with wavelength lambda_i >= L (the training length) met only angles in
-    [0, L theta_i); an offset m gives it ``m theta_i mod 2 pi``, which is new if it
-    lands past that arc. Pairs with lambda_i < L met every angle.
+    Training offsets run 0 .. L-1 (L the training length), so pair i met the arc
+    [0, (L-1) theta_i], as in ``part1.phase_gap``; an offset m gives it
+    ``m theta_i mod 2 pi``, which is new if it lands past that arc. A pair whose
+    arc reaches 2 pi met every angle.
     """
     # --8<-- [start:sink_cache_offsets-body]
     tokens, in_cache = windows.sink_cache_positions(n_sink, window, step)
     theta = rope.inv_freq(d, base)  # (d/2,)
+    arc = (trained - 1) * theta  # largest angle met: offsets 0 .. trained-1
     result = {}
     for name, positions in (("absolute", tokens), ("in_cache", in_cache)):
         offset = int(positions[-1] - positions[0])  # current token to first sink
         angle = np.mod(offset * theta, 2 * np.pi)
-        unseen = (trained * theta < 2 * np.pi) & (angle >= trained * theta)
+        unseen = (arc < 2 * np.pi) & (angle > arc)
         result[name] = {"offset": offset, "unseen_pairs": int(unseen.sum())}
     return result
 
