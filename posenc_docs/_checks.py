@@ -11,9 +11,12 @@ numbers. Tensor and array *values* are never scanned: only shape, dtype, device.
 import math
 import numbers
 import operator
+import sys
 
 import numpy as np
 import torch
+
+_LARGEST_FLOAT = int(sys.float_info.max)
 
 
 def _scalar(value):
@@ -38,6 +41,8 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
             raise TypeError(f"{name} must be {kind}, got {value!r}") from None
     if as_int < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if as_int > _LARGEST_FLOAT:  # e.g. 10**400: no float holds it
+        raise ValueError(f"{name} must be finite as a float, got {value!r}")
     return as_int
 
 

@@ -140,7 +140,8 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     Returns
     -------
     numpy.ndarray
-        Float64, x's shape. Pair layout "half": pair i is `(x[i], x[i + d/2])`.
+        Float64, x's shape broadcast with positions' leading dims. Pair layout
+        "half": pair i is `(x[i], x[i + d/2])`.
 
     Notes
     -----
@@ -199,7 +200,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     Returns
     -------
     numpy.ndarray
-        Float64, x's shape.
+        Float64, x's shape broadcast with positions' leading dims.
 
     Notes
     -----
@@ -265,7 +266,7 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
     Returns
     -------
     numpy.ndarray
-        Float64, x's shape.
+        Float64, x's shape broadcast with positions' leading dims.
 
     Notes
     -----

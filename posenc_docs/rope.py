@@ -161,7 +161,8 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
         x1, x2 = np.split(x, 2, axis=-1)  # pair i = (x[i], x[i + d/2])
     out1, out2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin  # (..., T, d/2) each
     if layout == "interleaved":
-        return np.stack([out1, out2], axis=-1).reshape(*out1.shape[:-1], -1)
+        pairs = np.stack([out1, out2], axis=-1)  # (..., T, d/2, 2)
+        return pairs.reshape(*out1.shape[:-1], 2 * out1.shape[-1])  # (..., T, d)
     return np.concatenate([out1, out2], axis=-1)  # (..., T, d)
 
 
@@ -196,7 +197,8 @@ def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
     x, positions, theta = _numpy_args(x, positions, base, inv_freq)
     z = x[..., 0::2] + 1j * x[..., 1::2]  # (..., T, d/2) complex128
     rotated = z * np.exp(1j * angles(positions, theta))
-    return np.stack([rotated.real, rotated.imag], -1).reshape(*rotated.shape[:-1], -1)
+    pairs = np.stack([rotated.real, rotated.imag], -1)  # (..., T, d/2, 2)
+    return pairs.reshape(*rotated.shape[:-1], 2 * rotated.shape[-1])  # (..., T, d)
 
 
 def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
@@ -619,8 +621,13 @@ class RotaryEmbedding(torch.nn.Module):
     under `torch.device("meta")` works after `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
     scaled frequencies or `attention_factor`; build the module with the same ones.
-    Frequencies are fixed: an `inv_freq` that requires grad is refused (learned
-    frequencies go to `apply_rope_torch`, which differentiates through them).
+    Frequencies are not trained: an `inv_freq` that requires grad is refused
+    (learned frequencies go to `apply_rope_torch`, which differentiates through
+    them). They may be replaced: assigning `inv_freq` or `attention_factor`, or
+    writing into `inv_freq` in place (as Hugging Face's dynamic RoPE update does),
+    rebuilds the cache at the next call (not inside a `torch.compile` graph).
+    The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
+    the paper's `"interleaved"`: pass `layout` to either to be sure.
     """
 
     def __init__(
@@ -648,16 +655,42 @@ class RotaryEmbedding(torch.nn.Module):
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
         self._build_cache(max_len)
 
+    def _cache_source(self) -> tuple:
+        """What the cache was built from: the frequency tensor (and its in-place
+        writes, counted by its version) and the attention factor."""
+        return id(self.inv_freq), self.inv_freq._version, self.attention_factor
+
+    def _was_changed(self) -> bool:
+        """Whether inv_freq or attention_factor changed since the cache was built
+        (not looked at while torch.compile traces)."""
+        if torch.compiler.is_compiling():
+            return False
+        return self._cache_source() != self._built_from
+
     @torch.inference_mode(False)  # grown in an inference pass, it still trains
     def _build_cache(self, length: int) -> None:
         positions = torch.arange(length, device=self.inv_freq.device)
         angle = angles_torch(positions, self.inv_freq)  # (length, d/2) float32
         self.cos_cached = angle.cos() * self.attention_factor
         self.sin_cached = angle.sin() * self.attention_factor
+        self._built_from = self._cache_source()
+
+    def _refresh(self) -> None:
+        """Take up a new `inv_freq` or `attention_factor` set on the module (as
+        Hugging Face's dynamic RoPE update does), checked as in `__init__`."""
+        self.attention_factor = _checks.checked_real(
+            "attention_factor", self.attention_factor, gt=0
+        )
+        with torch.inference_mode(False):  # base is not read: inv_freq is given
+            self._frequencies, theta = _module_frequencies(self.inv_freq, self.d, None)
+        self._buffers["inv_freq"] = theta
+        self._build_cache(self.cos_cached.shape[0])
 
     def _apply(self, fn, recurse=True):
         """.to()/.cuda()/to_empty() pick the device; the float32 buffers are then
         rebuilt there from the frequencies, never cast (nor left uninitialised)."""
+        if self._was_changed():  # take up a newly set inv_freq before moving
+            self._refresh()
         super()._apply(fn, recurse)
         if self._frequencies is None:  # built from a meta inv_freq: no values
             raise ValueError(
@@ -701,6 +734,8 @@ class RotaryEmbedding(torch.nn.Module):
                 f"q and k must have the same length T (both are rotated from offset)"
                 f", got q.shape={tuple(q.shape)}, k.shape={tuple(k.shape)}"
             )
+        if self._was_changed():  # inv_freq or attention_factor set on the module
+            self._refresh()
         needed = offset + q.shape[-2]
         if needed > self.cos_cached.shape[0]:  # grow geometrically
             self._build_cache(max(needed, 2 * self.cos_cached.shape[0]))

@@ -51,7 +51,17 @@ def ntk_base(d: int, base: float, factor: float) -> float:
     """
     d = checked_even("d", d, minimum=4)  # d/(d-2) needs d > 2
     base = checked_real("base", base, gt=1)
-    return base * checked_real("factor", factor, ge=1) ** (d / (d - 2))
+    factor = checked_real("factor", factor, ge=1)
+    try:
+        new_base = base * factor ** (d / (d - 2))
+    except OverflowError:  # e.g. factor 1e200 at d = 4
+        new_base = math.inf
+    if not math.isfinite(new_base):
+        raise ValueError(
+            f"factor={factor!r} takes the NTK base b s^(d/(d-2)) past float64's "
+            f"range (d={d}, base={base!r})"
+        )
+    return new_base
 
 
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
@@ -195,11 +205,19 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
     so $b' = b$ for $L \le L_{max}$. At $L = s L_{max}$ it is
     $b\,(s^2 - s + 1)^{d/(d-2)}$, not the static NTK base $b\, s^{d/(d-2)}$.
     """
+    d, base = checked_even("d", d, minimum=4), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
     Lmax = checked_int("max_position_embeddings", max_position_embeddings)
     length = Lmax if seq_len is None else max(checked_int("seq_len", seq_len), Lmax)
     # s*L/Lmax - (s-1) written as 1 + s*(L-Lmax)/Lmax: exactly 1 (b' = b) at L = Lmax
-    return ntk_base(d, base, 1 + factor * (length - Lmax) / Lmax)
+    running = 1 + factor * (length - Lmax) / Lmax
+    try:
+        return ntk_base(d, base, running)
+    except ValueError:  # the base overflows: say which arguments led there
+        raise ValueError(
+            f"factor={factor!r} at seq_len={seq_len!r} (max_position_embeddings="
+            f"{Lmax}) takes dynamic NTK's base past float64's range"
+        ) from None
 
 
 def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=None):
@@ -303,7 +321,7 @@ def yarn_ramp_bounds(
 
     Returns
     -------
-    tuple of float
+    tuple of float, or of int with `truncate`
         (low, high).
 
     Notes
@@ -321,10 +339,11 @@ def yarn_ramp_bounds(
     if checked_bool("truncate", truncate):
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, d - 1)
-    if low > high:
+    if low > high:  # every pair turns > beta_fast times in L0, or none beta_slow
         raise ValueError(
             f"original_max_position_embeddings must leave a non-empty ramp, got {L0!r}"
-            f" (low={low}, high={high})"
+            f" (low={low} > high={high} with d={d}, base={base!r}, "
+            f"beta_fast={beta_fast!r}, beta_slow={beta_slow!r})"
         )
     return low, high
 
@@ -524,11 +543,12 @@ def longrope(
 
 
 def _longrope_scale(factor, max_position_embeddings, L0) -> float:
+    if max_position_embeddings is not None:  # checked even where factor wins
+        length = checked_int("max_position_embeddings", max_position_embeddings)
     if factor is not None:
         return checked_real("factor", factor, ge=1)
     if max_position_embeddings is None:
         raise ValueError("factor must be set when max_position_embeddings is not")
-    length = checked_int("max_position_embeddings", max_position_embeddings)
     if length < L0:
         raise ValueError(
             f"max_position_embeddings must be >= original_max_position_embeddings={L0}"
@@ -709,6 +729,8 @@ def from_rope_scaling(
         original_max_position_embeddings = checked_int(
             "original_max_position_embeddings", original_max_position_embeddings
         )
+    if seq_len is not None:  # checked even for a method that does not read it
+        seq_len = checked_int("seq_len", seq_len)
     kind, params = _rope_scaling_items(rope_scaling, base)
     method = ROPE_TYPES[kind]
     keyword = {

@@ -54,8 +54,9 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 
     Returns
     -------
-    numpy.ndarray
-        Float64, positions' shape; 1 for p + 1 < F.
+    numpy.ndarray or numpy.float64
+        Float64, positions' shape (a NumPy float for one position); 1 for
+        p + 1 < F.
 
     Notes
     -----

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from posenc_docs import scaling
 from posenc_docs.attention import attention_torch
+from posenc_docs.partial_rotary import apply_partial_rope
 from posenc_docs.rope import (
     LAYOUTS,
     RotaryEmbedding,
@@ -433,6 +434,63 @@ def test_module_attention_factor_scales_scores_by_its_square():
         scores[factor] = q_rot @ k_rot.transpose(-1, -2)
     # float32 cache: cos and sin carry the factor rounded to float32
     torch.testing.assert_close(scores[1.3], 1.3**2 * scores[1.0], rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_no_tokens_rotate_to_no_tokens(layout):
+    """T = 0 (an empty prompt, a padded batch's empty row) gives (..., 0, d), like
+    the torch twin; the interleaved NumPy form could not reshape a size-0 array."""
+    x, positions = np.zeros((2, 0, 8)), np.arange(0)
+    shapes = {
+        apply_rope(x, positions, layout=layout).shape,
+        apply_partial_rope(x, positions, rotary_dim=4, layout=layout).shape,
+        apply_rope_complex(x, positions).shape,
+        apply_rope_torch(torch.zeros(2, 0, 8), torch.arange(0), layout=layout).shape,
+    }
+    assert shapes == {(2, 0, 8)}
+
+
+def rotated_everywhere(module, q):
+    """q rotated at offsets 0 .. 2 and far past the cache (which grows it)."""
+    return [module(q, q, offset=offset)[0] for offset in (0, 2, 100)]
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["assign inv_freq", "write inv_freq in place", "assign attention_factor"],
+)
+def test_a_frequency_or_factor_set_on_the_module_holds_at_every_position(change):
+    """Hugging Face's dynamic RoPE update assigns or overwrites inv_freq: the next
+    call uses the new values at every position, whether or not the cache grows,
+    and a move keeps them (the cache was built once, from the old ones)."""
+    gen = torch.Generator().manual_seed(7)
+    q = torch.randn(1, 2, 3, 8, generator=gen)
+    new_freq = torch.from_numpy(scaling.linear(8, factor=4.0)[0]).float()
+    factor = 1.5 if change == "assign attention_factor" else 1.0
+    freq = None if change == "assign attention_factor" else new_freq
+    wanted = RotaryEmbedding(8, inv_freq=freq, attention_factor=factor, max_len=4)
+    module = RotaryEmbedding(8, max_len=4)
+    module(q, q)  # built and used with the old values
+    if change == "assign inv_freq":
+        module.inv_freq = new_freq.clone()
+    elif change == "write inv_freq in place":
+        module.inv_freq.copy_(new_freq)
+    else:
+        module.attention_factor = factor
+    for got, expected in zip(
+        rotated_everywhere(module, q), rotated_everywhere(wanted, q), strict=True
+    ):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    module.to("cpu")
+    torch.testing.assert_close(module(q, q, offset=2)[0], wanted(q, q, offset=2)[0])
+
+
+def test_an_attention_factor_set_on_the_module_is_checked():
+    module = RotaryEmbedding(8)
+    module.attention_factor = -1.0
+    q = torch.zeros(1, 1, 2, 8)
+    with pytest.raises(ValueError, match="attention_factor"):
+        module(q, q)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

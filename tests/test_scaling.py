@@ -637,3 +637,66 @@ def assert_equal_pair(ours, want):
     """Two (inv_freq, attention_factor) pairs, exactly equal."""
     np.testing.assert_array_equal(ours[0], want[0])
     assert ours[1] == want[1]
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda: scaling.ntk(4, factor=1e200), "factor"),
+        (lambda: scaling.ntk_base(4, 1e4, 1e200), "factor"),
+        (
+            lambda: scaling.dynamic_ntk(
+                4, factor=1e100, max_position_embeddings=1, seq_len=10**200
+            ),
+            "seq_len",
+        ),
+        (
+            lambda: scaling.yarn_correction_dim(1, 4, 1e4, 10**400),
+            "original_max_position_embeddings",
+        ),
+        (
+            lambda: scaling.llama3(
+                8,
+                factor=8.0,
+                low_freq_factor=1.0,
+                high_freq_factor=4.0,
+                original_max_position_embeddings=10**400,
+            ),
+            "original_max_position_embeddings",
+        ),
+    ],
+)
+def test_finite_arguments_that_overflow_float64_are_refused_by_name(call, named):
+    """Each argument is finite, but what it leads to is not a float64: a
+    ValueError naming it, not Python's OverflowError from inside the formula."""
+    with pytest.raises(ValueError, match=named):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (
+            lambda: scaling.longrope(
+                4,
+                short_factor=[1, 1],
+                long_factor=[1, 1],
+                original_max_position_embeddings=4,
+                factor=2.0,
+                max_position_embeddings="junk",
+            ),
+            "max_position_embeddings",
+        ),
+        (
+            lambda: scaling.from_rope_scaling(
+                4, 1e4, {"rope_type": "linear", "factor": 2.0}, seq_len="junk"
+            ),
+            "seq_len",
+        ),
+    ],
+)
+def test_arguments_a_method_does_not_read_are_checked_all_the_same(call, named):
+    """longrope reads max_position_embeddings only without factor, and linear
+    scaling never reads seq_len; a bad value is still a mistake to report."""
+    with pytest.raises(TypeError, match=named):
+        call()
