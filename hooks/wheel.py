@@ -27,7 +27,7 @@ from mkdocs.structure.files import File
 from posenc_docs.pages.install import WHEEL, WHEEL_PATH
 
 SOURCE_DATE_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: every zip entry's time
-WHEEL_INPUTS = ["pyproject.toml", "README.md", "posenc_docs"]
+WHEEL_INPUTS = ["pyproject.toml", "PACKAGE.md", "posenc_docs"]
 INSTALL_PAGE = "install.md"
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.DOTALL)
 TAG = re.compile(r"<[^>]+>")

@@ -45,7 +45,7 @@ def project_files(*names: str) -> list[str]:
 
 def copy_package(destination: Path, reverse: bool) -> Path:
     """What the wheel is built from, written in forward or reverse file order."""
-    names = ["pyproject.toml", "README.md", ".gitignore"]
+    names = ["pyproject.toml", "PACKAGE.md", ".gitignore"]
     for name in sorted(project_files(*names), reverse=reverse):
         (destination / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / name, destination / name)
@@ -80,6 +80,9 @@ def test_wheel_metadata_names_numpy_and_torch_and_an_optional_matplotlib(wheel):
     assert [r.split(">")[0] for r in requires] == ["numpy", "torch", "matplotlib"]
     assert requires[-1].endswith("extra == 'figures'")
     assert "License-Expression: MIT" in lines and "Classifier: Typing :: Typed" in lines
+    description = meta.decode().split("\n\n", 1)[1]  # the body after the headers
+    assert description.strip() == (ROOT / "PACKAGE.md").read_text().strip()
+    assert "make serve" not in description  # not the contributors' README
 
 
 def test_wheel_bytes_do_not_depend_on_file_order_or_times(wheel, tmp_path):
