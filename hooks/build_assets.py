@@ -25,8 +25,8 @@ from mkdocs.structure.files import File
 
 from posenc_docs.figures.spec import THEMES, dark_variant, figure_path, svg_size
 
-FIGURE_IMG = re.compile(
-    r'<(?:img src|source srcset)="(?P<src>[^"]*figures/(?P<name>[^"/]+\.svg))"'
+FIGURE_IMG = re.compile(  # the site's own figures/, from any page's folder
+    r'<(?:img src|source srcset)="(?P<src>(?:\.\./)*figures/(?P<name>[^"/]+\.svg))"'
 )
 KATEX_FILES = ["katex.min.css"]  # math is rendered at build time: no KaTeX JS
 
@@ -242,8 +242,13 @@ def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
     shifts on load (the phone variant has another aspect ratio)."""
 
     def sized(match):
-        width, height = sizes[f"figures/{match['name']}"]
-        return f'{match[0]} width="{width}" height="{height}"'
+        size = sizes.get(f"figures/{match['name']}")
+        if size is None:
+            raise PluginError(
+                f"{match['src']}: the site's figures/ holds only the figures "
+                f"posenc_docs.figures draws, and none is named {match['name']}"
+            )
+        return f'{match[0]} width="{size[0]}" height="{size[1]}"'
 
     return FIGURE_IMG.sub(sized, page_html)
 
@@ -264,6 +269,7 @@ def on_config(config):
 
 def on_files(files, config):
     stop_drawing()  # an earlier build of this process (serve) that failed
+    _figure_sizes.clear()  # serve: a figure removed since is not sized any more
     project_dir = Path(config.config_file_path).parent
     for src_uri, content in katex_files(katex_dir(project_dir)).items():
         files.append(File.generated(config, src_uri, content=content))

@@ -31,6 +31,8 @@ from functools import lru_cache, wraps
 from importlib import metadata
 from pathlib import Path
 
+from mkdocs.plugins import event_priority
+
 if __name__ != "build_cache":  # loaded by MkDocs as the hook "hooks/build_cache.py"
     sys.modules.setdefault("build_cache", sys.modules[__name__])  # one copy for all
     __name__ = "build_cache"  # workers import draw_variant by this name
@@ -328,6 +330,12 @@ def on_startup(command, dirty):
     atexit.register(gc.freeze)
 
 
+# Hooks run after the plugins unless given a priority. mkdocs-macros imports
+# hooks/macros.py in its on_config, and with it the package's formatters: on a serve
+# rebuild that import must find the package as it is now, or old code computes
+# values that are then cached under the new sources' keys. So this on_config, which
+# forgets changed package modules, runs before every other.
+@event_priority(100)
 def on_config(config):
     import markdown_exec._internal.formatters.python as python_formatter
     import mkdocs_jupyter.plugin as jupyter

@@ -159,6 +159,7 @@ def on_files(files, config):
     plugin = config.plugins["mkdocs-jupyter"]
     notebooks = [file for file in files if plugin.should_include(file)]
     forget_executions()  # what an earlier, failed build of this process left
+    _stylesheets.clear()  # serve: an earlier build's stylesheets are not this one's
     files = pages_last(files, notebooks)  # the site's files from now on
     _ahead.update(execute_ahead(plugin, notebooks, config, files))
     return files

@@ -100,4 +100,5 @@ def on_post_build(config):
     data = json.loads(index.read_text(encoding="utf-8"))
     for doc in data["docs"]:
         doc["text"] = clean_text(doc["text"])
-    index.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    index.write_text(text, encoding="utf-8")  # whatever the locale says

@@ -27,7 +27,9 @@ from mkdocs.structure.files import File
 from posenc_docs.pages.install import WHEEL, WHEEL_PATH
 
 SOURCE_DATE_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: every zip entry's time
-WHEEL_INPUTS = ["pyproject.toml", "PACKAGE.md", "posenc_docs"]
+# Everything hatchling reads: the project, the readme, the licence it copies into
+# the wheel, and .gitignore, whose patterns leave files out.
+WHEEL_INPUTS = ["pyproject.toml", "PACKAGE.md", "LICENSE", ".gitignore", "posenc_docs"]
 INSTALL_PAGE = "install.md"
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.DOTALL)
 TAG = re.compile(r"<[^>]+>")

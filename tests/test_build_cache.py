@@ -439,6 +439,19 @@ def test_widgets_minified_from_their_sources_need_no_terser_at_the_end(tmp_path)
     assert len(minified) < len(source) and "add" in minified
 
 
+def test_changed_package_modules_are_forgotten_before_macros_imports_them():
+    """On a serve rebuild mkdocs-macros imports hooks/macros.py, and the package's
+    formatters with it, in its on_config. build_cache's on_config, which forgets
+    the package modules that changed, must run first: else old code computes
+    values cached under the new sources' keys, which later clean builds read (a
+    review reproduced it by editing posenc_docs/pages/format.py under serve)."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    order = [getattr(e, "__module__", "") for e in config.plugins.events["config"]]
+    assert order.index("build_cache") < order.index("mkdocs_macros.plugin"), order
+
+
 def digests(site: Path) -> dict[str, str]:
     skip = {"sitemap.xml", "sitemap.xml.gz"}
     return {

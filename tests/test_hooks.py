@@ -193,6 +193,17 @@ def test_figure_images_and_sources_get_their_size():
     assert 'a-phone-light.svg" width="10" height="20" media=' in sized
 
 
+def test_only_the_sites_drawn_figures_are_sized_and_an_unknown_one_is_named():
+    """An SVG in some other figures/ folder is left alone; one in the site's
+    figures/ that no figure module draws stops the build naming it (it was a bare
+    KeyError)."""
+    sizes = {"figures/a-light.svg": (640, 480)}
+    elsewhere = '<img src="../img/figures/sketch.svg" alt="x">'
+    assert build_assets.with_sizes(elsewhere, sizes) == elsewhere
+    with pytest.raises(PluginError, match="b-light.svg"):
+        build_assets.with_sizes('<img src="figures/b-light.svg" alt="x">', sizes)
+
+
 NOTEBOOK_PAGE = """<div id="cell-id=ab12cd34">x</div><!-- Load mathjax -->
 <script src=""> </script>
 <!-- MathJax configuration -->
@@ -703,3 +714,27 @@ def test_materials_assets_are_patched_once_per_expression_or_the_build_stops(
         assert patched.count(replacement) == (times[0] if times else 1)
     with pytest.raises(PluginError, match="update hooks/material_bundle.py"):
         patch(patched)  # a file without the expressions
+
+
+def test_the_search_index_is_written_as_utf8_whatever_the_locale(tmp_path):
+    """Greek letters and dashes survive a build under an ASCII locale (LC_ALL=C):
+    the index was written in the locale's encoding, which failed half-way there
+    and left an empty file for the next build to choke on."""
+    import json
+    import os
+    import subprocess
+
+    index = tmp_path / "search" / "search_index.json"
+    index.parent.mkdir()
+    docs = [{"location": "p/", "title": "θ", "text": "θ_i — the pair's angle"}]
+    index.write_text(json.dumps({"docs": docs}), encoding="utf-8")
+    script = (
+        "import sys; from types import SimpleNamespace; "
+        f"sys.path.insert(0, {str(ROOT / 'hooks')!r}); import search_index; "
+        f"search_index.on_post_build(SimpleNamespace(site_dir={str(tmp_path)!r}))"
+    )
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True)
+    assert run.returncode == 0, run.stderr.decode()[-500:]
+    (doc,) = json.loads(index.read_text(encoding="utf-8"))["docs"]
+    assert "θ" in doc["text"] and "—" in doc["text"]

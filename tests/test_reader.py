@@ -45,7 +45,7 @@ def project_files(*names: str) -> list[str]:
 
 def copy_package(destination: Path, reverse: bool) -> Path:
     """What the wheel is built from, written in forward or reverse file order."""
-    names = ["pyproject.toml", "PACKAGE.md", ".gitignore"]
+    names = ["pyproject.toml", "PACKAGE.md", "LICENSE", ".gitignore"]
     for name in sorted(project_files(*names), reverse=reverse):
         (destination / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / name, destination / name)
@@ -60,12 +60,24 @@ def wheel(tmp_path_factory) -> bytes:
     return files[WHEEL_PATH]
 
 
+@pytest.mark.parametrize("name", ["LICENSE", "PACKAGE.md", ".gitignore"])
+def test_the_wheels_cache_key_follows_every_file_hatchling_reads(tmp_path, name):
+    """The wheel is cached by a digest of what it is built from: the licence
+    hatchling copies in, the readme it describes it with and the .gitignore that
+    leaves files out each change it (a LICENSE added later kept the old key)."""
+    project = copy_package(tmp_path, reverse=False)
+    before = wheel_hook.wheel_digest(project)
+    with open(project / name, "a") as file:
+        file.write("\n# an edit\n")
+    assert wheel_hook.wheel_digest(project) != before
+
+
 def test_wheel_holds_the_package_and_nothing_else(wheel):
     names = zipfile.ZipFile(BytesIO(wheel)).namelist()
     tracked = project_files()
     info = f"posenc_docs-{WHEEL.split('-')[1]}.dist-info/"
     assert set(names) == set(tracked) | {
-        info + n for n in ("METADATA", "WHEEL", "RECORD")
+        info + n for n in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE")
     }
     assert {"posenc_docs/py.typed", "posenc_docs/lab/results.json"} <= set(names)
 
