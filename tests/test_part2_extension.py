@@ -384,3 +384,11 @@ def test_dynamic_slow_down_is_s_l_over_l0_minus_s_minus_one(d, factor, original,
 def test_pair_zero_of_llama2_turns_just_under_652_times():
     turns = part2_extension.turns_within(4096, 128, 10000.0)
     assert turns == pytest.approx(4096 / (2 * math.pi)) and int(turns) == 651
+
+
+def test_longropes_logits_grow_by_one_plus_ln_s_over_ln_l0():
+    """07's Phi-3 sentence: the attention factor sqrt(1 + ln s / ln L0) is on q and
+    on k, so the logits grow by 1 + ln 32 / ln 4096 = 1 + 5/12."""
+    phi3 = models.get("Phi-3-mini-128k-instruct")
+    factor = part2_extension.model_inv_freq(phi3, seq_len=phi3.max_position_embeddings)
+    assert part2_extension.logit_factor(factor[1]) == pytest.approx(17 / 12, rel=1e-12)

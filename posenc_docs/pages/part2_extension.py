@@ -274,9 +274,15 @@ def dynamic_slow_down(d, base, factor, original_len, length) -> float:
     return float(scaling.scale_per_pair(freq, rope.inv_freq(d, base))[-1])
 
 
+def logit_factor(attention_factor: float) -> float:
+    """What an attention factor on cos and sin does to the logits: it is on q and
+    on k, so its square."""
+    return attention_factor**2
+
+
 def yarn_logit_factor(factor: float) -> float:
     """What YaRN's magnitude g does to the logits: g on q and on k, so g**2."""
-    return scaling.yarn_mscale(factor) ** 2
+    return logit_factor(scaling.yarn_mscale(factor))
 
 
 @dataclass(frozen=True)
