@@ -537,7 +537,7 @@ def permute_qk_weight(w, n_heads: int, perm):
 
     Parameters
     ----------
-    w : numpy.ndarray or torch.Tensor of shape (n_heads d, ...)
+    w : numpy.ndarray or torch.Tensor of shape (n_heads × d, ...)
         Rows are output features, head after head (`nn.Linear.weight` layout).
     n_heads : int
         Heads in w: `n_heads` for W_q, `n_kv_heads` for W_k.

@@ -321,7 +321,7 @@ def yarn_ramp_bounds(
 
     Returns
     -------
-    tuple of float, or of int with `truncate`
+    tuple of float (of int if truncate)
         (low, high).
 
     Notes

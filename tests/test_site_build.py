@@ -65,8 +65,10 @@ def test_validation_settings_fail_the_build_on_a_page_left_out_of_the_nav(tmp_pa
 
 
 def reader_code(page: Path) -> list[str]:
-    """The text of every Python block a reader can copy from ``page``, in order."""
-    blocks = page_soup(page).select("div.language-python.highlight pre code")
+    """The text of every Python block a reader can copy from ``page``, in order
+    (an API signature is not one: it has no copy button, extra.css)."""
+    copyable = "div.language-python.highlight:not(.doc-signature) pre code"
+    blocks = page_soup(page).select(copyable)
     return [block.get_text() for block in blocks]
 
 
