@@ -47,10 +47,14 @@ print("token embeddings x:", tuple(x.shape))
 # ## 1. Sinusoidal: a fixed vector added to each token
 #
 # The module adds row $pos$ of the table to the token at position $pos$. Nothing is
-# trained. The 2017 paper chose it because $PE(p+k)$ is a linear function of
-# $PE(p)$ for any fixed offset $k$ (a rotation of each pair). It follows that the
-# dot product of two encodings depends only on their offset,
-# $PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$, wherever $p$ is, which the cell
+# trained. Vaswani et al. (2017, section 3.5) chose it because $PE(p+k)$ is a
+# linear function of $PE(p)$ for any fixed offset $k$, which they *hypothesized*
+# would let the model easily learn to attend by relative positions; they also
+# expected it might let the model extrapolate to sequences longer than those seen
+# in training. Linearity alone does not make the dot product of two encodings
+# depend only on their offset. That follows because the map rotates each
+# (sin, cos) pair by $k\,\omega_i$ and every pair has length 1, so
+# $PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$ wherever $p$ is, which the cell
 # below checks.
 
 # %%
@@ -90,7 +94,10 @@ except IndexError as error:
 # ## 3. RoPE: rotate queries and keys, leave the values alone
 #
 # RoPE splits a head's $d$ features into $d/2$ pairs and turns pair $i$ of the token
-# at position $m$ by the angle $m\theta_i$, with $\theta_i = 10000^{-2i/d}$.
+# at position $m$ by the angle $m\theta_i$, with $\theta_i = 10000^{-2i/d}$. The
+# interleaved layout pairs dimensions $(2i, 2i+1)$, as in Meta's LLaMA code and the
+# RoFormer paper; the half layout pairs $(i, i + d/2)$, as in Hugging Face's
+# `rotate_half`.
 # Rotations keep lengths, and a query at $m$ against a key at $n$ sees only the
 # difference of their angles, so the score depends on $m - n$. Below, one fixed
 # query vector and one fixed key vector are placed at three position pairs with
@@ -137,8 +144,12 @@ print(f"last token alone, offset {T - 1}: max diff {diff:.1e}")
 #
 # ALiBi adds $-m_h (i - j)$ to the scaled logit of query $i$ and key $j \le i$
 # in head $h$, and $-\infty$ above the diagonal. The slopes $m_h$ come from the
-# paper's reference code: a geometric sequence for 8 heads, and an interleaved
-# one when the head count is not a power of two, such as 12.
+# paper's reference code: a geometric sequence for 8 heads. When the head count
+# is not a power of two, such as 12, the code takes the sequence for the power of
+# two below it (8 heads) and appends every other slope of the sequence for twice
+# that many (16 heads), as many as are missing:
+# $2^{-0.5}, 2^{-1.5}, 2^{-2.5}, 2^{-3.5}$. These extra slopes fall between the
+# first ones in value but sit at the end of the list.
 
 # %%
 for n_heads in (8, 12):
