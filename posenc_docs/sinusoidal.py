@@ -77,6 +77,11 @@ def table(n_positions: int, d: int, base: float = 10000.0) -> np.ndarray:
     base : float, default 10000.0
         Wavelength base; finite and > 1.
 
+    Returns
+    -------
+    numpy.ndarray of shape (n_positions, d)
+        float64.
+
     Notes
     -----
     Row `pos` is `encode(pos, d, base)`; `n_positions` is an integer >= 0.
@@ -93,6 +98,11 @@ def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
         Model width; positive and even.
     base : float, default 10000.0
         Wavelength base; finite and > 1.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d/2,)
+        float64, in positions.
 
     Notes
     -----
@@ -117,6 +127,11 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
         Model width; positive and even.
     base : float, default 10000.0
         Wavelength base; finite and > 1.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        float64, k's shape.
 
     Notes
     -----
@@ -145,6 +160,11 @@ def shift_matrix(k: float, d: int, base: float = 10000.0) -> np.ndarray:
         Model width; positive and even.
     base : float, default 10000.0
         Wavelength base; finite and > 1.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d, d)
+        float64.
 
     Notes
     -----
