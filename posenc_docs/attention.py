@@ -121,7 +121,7 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
 
 
 def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
-    r"""Torch twin of `attention` (same arguments): scaled dot-product attention.
+    r"""Torch twin of [`attention`][] (same arguments): scaled dot-product attention.
 
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
     tensor of that dtype on that device.
@@ -209,7 +209,7 @@ def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
 
 
 def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
-    r"""Torch twin of `self_attention` (same arguments, tensors in).
+    r"""Torch twin of [`self_attention`][] (same arguments, tensors in).
 
     Notes
     -----

@@ -166,7 +166,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
-    """Torch twin of `rotate_by_axes`: float32/float64 work, x.dtype out."""
+    """Torch twin of [`rotate_by_axes`][]: float32/float64 work, x.dtype out."""
     work = work_dtype(x)
     theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
     index = torch.from_numpy(pair_axis).to(x.device)
@@ -223,7 +223,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
 def apply_mrope_torch(
     x, positions_thw, *, mrope_section, base=10000.0, interleaved=False
 ):
-    """Torch twin of `apply_mrope` (same arguments; tensors in).
+    """Torch twin of [`apply_mrope`][] (same arguments; tensors in).
 
     Notes
     -----
@@ -285,7 +285,7 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
 
 
 def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
-    """Torch twin of `axial_rope_2d` (same arguments; tensors in).
+    """Torch twin of [`axial_rope_2d`][] (same arguments; tensors in).
 
     Notes
     -----

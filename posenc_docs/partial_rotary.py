@@ -94,7 +94,7 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
 # --8<-- [start:apply_partial_rope_torch]
 def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="half"):
     # --8<-- [end:apply_partial_rope_torch]
-    r"""Torch twin of `apply_partial_rope` (same arguments, tensors in).
+    r"""Torch twin of [`apply_partial_rope`][] (same arguments, tensors in).
 
     Notes
     -----

@@ -95,7 +95,7 @@ def t5_relative_position_bucket_torch(
     relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
 ):
     # --8<-- [end:t5_relative_position_bucket_torch]
-    """Torch twin of `t5_relative_position_bucket` (same arguments).
+    """Torch twin of [`t5_relative_position_bucket`][] (same arguments).
 
     Notes
     -----
@@ -180,7 +180,7 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
 
 
 def t5_bias_torch(table, q_len, k_len, *, bidirectional=True, max_distance=128):
-    r"""Torch twin of `t5_bias` (same arguments); keeps `table`'s dtype and grad.
+    r"""Torch twin of [`t5_bias`][] (same arguments); keeps `table`'s dtype and grad.
 
     Notes
     -----

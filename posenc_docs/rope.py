@@ -276,7 +276,7 @@ _work_dtype = _checks.work_dtype  # float64 stays float64; anything else: float3
 
 
 def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
-    r"""Torch twin of `angles` (same arguments): the angle of every pair.
+    r"""Torch twin of [`angles`][] (same arguments): the angle of every pair.
 
     Parameters
     ----------
@@ -429,7 +429,7 @@ def _rotate_torch(x, cos, sin, layout):
 def apply_rope_torch(
     x, positions, *, base=10000.0, layout="interleaved", inv_freq=None
 ):
-    r"""Torch twin of `apply_rope` (same arguments, tensors in).
+    r"""Torch twin of [`apply_rope`][] (same arguments, tensors in).
 
     x may have any floating dtype; positions and `inv_freq` are tensors.
 
@@ -453,7 +453,7 @@ def apply_rope_torch(
 
 
 def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
-    r"""Torch twin of `apply_rope_complex` (same arguments, tensors in).
+    r"""Torch twin of [`apply_rope_complex`][] (same arguments, tensors in).
 
     Returns
     -------

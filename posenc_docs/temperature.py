@@ -75,7 +75,7 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 
 
 def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1):
-    r"""Torch twin of `llama4_attention_scale` (same arguments, a tensor in).
+    r"""Torch twin of [`llama4_attention_scale`][] (same arguments, a tensor in).
 
     Float32 (float64 for float64 positions), of the positions' shape and device.
 
@@ -124,7 +124,7 @@ def qwen_logn_scale(positions, *, seq_length=8192):
 
 
 def qwen_logn_scale_torch(positions, *, seq_length=8192):
-    r"""Torch twin of `qwen_logn_scale` (same arguments, a tensor in).
+    r"""Torch twin of [`qwen_logn_scale`][] (same arguments, a tensor in).
 
     Float32 (float64 for float64 positions), of the positions' shape and device.
 
@@ -181,7 +181,12 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
 
 
 def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscale=1.0):
-    r"""Torch twin of `yarn_logit_scale` (same arguments): $(0.1\, \mu \ln s + 1)^2$."""
+    r"""Torch twin of [`yarn_logit_scale`][] (same arguments).
+
+    Notes
+    -----
+    $(0.1\, \mu \ln s + 1)^2$ with $s = \max(1, (p + 1)/L)$ at position p.
+    """
     p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
     L = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings

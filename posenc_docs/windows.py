@@ -64,7 +64,7 @@ def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
 
 
 def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=None):
-    r"""Torch twin of `sliding_window_mask` (a `torch.bool` tensor).
+    r"""Torch twin of [`sliding_window_mask`][] (a `torch.bool` tensor).
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from tests.test_layout import PUBLIC, ROOT
 MODULES = [importlib.import_module(f"posenc_docs.{name}") for name in PUBLIC]
 HEADER = re.compile(r"^(\w[\w ]*)\n-+$", re.MULTILINE)
 ENTRY = re.compile(r"^(?P<name>\*{0,2}\w+)(?: : (?P<type>.+))?$")
-TWIN = re.compile(r"^Torch twin of `(\w+)`")
+TWIN = re.compile(r"^Torch twin of \[`(\w+)`\]\[\]")  # a link to the NumPy twin
 
 
 def public_callables(module):

@@ -82,3 +82,16 @@ def test_api_sections_are_lists_a_phone_reads_without_scrolling(site_dir, name):
         section = title.find_parent("p").find_next_sibling()
         assert section.name == "ul", f"api/{name}: {title.text} is a {section.name}"
     assert not page.select("table .doc-section-item"), f"api/{name}: a table"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_torch_twin_links_the_function_it_twins(site_dir, name):
+    """A torch twin's docstring says "same arguments": the name it points at is a
+    link to that function on the same page, for a reader who arrives from search."""
+    page = article(site_dir, name)
+    twins = [p for p in page.select("p") if p.get_text().startswith("Torch twin of")]
+    for text in twins:
+        link = text.find("a")
+        assert link is not None, f"api/{name}: {text.get_text()[:60]}"
+        target = link["href"].removeprefix("#")
+        assert page.find(id=target) is not None, f"api/{name}: {link['href']}"
