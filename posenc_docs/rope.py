@@ -272,9 +272,6 @@ def relative_upper_bound(distance, d: int = 128, base: float = 10000.0):
 # ---------------------------------------------------------------- torch
 
 
-_work_dtype = _checks.work_dtype  # float64 stays float64; anything else: float32
-
-
 def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
     r"""Torch twin of [`angles`][] (same arguments): the angle of every pair.
 
@@ -300,7 +297,7 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     positions = _checks.checked_tensor("positions", positions, floating=False)
     theta = _checks.checked_tensor("inv_freq", inv_freq)
     _checks.checked_same_device("inv_freq", theta, positions.device)
-    work = _work_dtype(positions, theta)
+    work = _checks.work_dtype(positions, theta)
     return positions.to(work)[..., None] * theta.to(work)  # (..., T, d/2)
 
 
@@ -311,12 +308,13 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
     x = _checks.checked_tensor("x", x, min_ndim=2)
     positions = _checks.checked_tensor("positions", positions, floating=False)
     _checks.checked_same_device("positions", positions, x.device)
+    work = _checks.work_dtype(x)  # the rotation's dtype
     if inv_freq is None:
         _checks.checked_even("d = x.shape[-1]", x.shape[-1])
         theta = torch.from_numpy(_default_inv_freq(x.shape[-1], base))
-        inv_freq = theta.to(x.device, _work_dtype(x))  # same dtype as the rotation
+        inv_freq = theta.to(x.device, work)  # same dtype as the rotation
     _check_shapes(x, positions, _checks.checked_tensor("inv_freq", inv_freq))
-    wide = torch.promote_types(inv_freq.dtype, _work_dtype(x))  # float64 for float64 x
+    wide = torch.promote_types(inv_freq.dtype, work)  # float64 for float64 x
     return x, positions, inv_freq.to(wide)
 
 
@@ -446,7 +444,7 @@ def apply_rope_torch(
     for float64 x). Interleaved: Meta's complex product, one pass over x; half: two.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
-    work = _work_dtype(x)
+    work = _checks.work_dtype(x)
     angle = angles_torch(positions, theta)  # (..., T, d/2), float32 or float64
     cos, sin = angle.cos().to(work), angle.sin().to(work)
     return _rotate_torch(x.to(work), cos, sin, layout).to(x.dtype)
@@ -466,7 +464,7 @@ def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
     $e^{j m \theta_i}$ formed by `torch.polar`; complex64 (complex128 for float64).
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq)
-    work = _work_dtype(x)
+    work = _checks.work_dtype(x)
     angle = angles_torch(positions, theta).to(work)  # (..., T, d/2)
     cis = torch.polar(torch.ones_like(angle), angle)  # e^(j m theta_i)
     return _rotate_complex_torch(x.to(work), cis).to(x.dtype)
@@ -683,7 +681,7 @@ class RotaryEmbedding(torch.nn.Module):
         )
         with torch.inference_mode(False):  # base is not read: inv_freq is given
             self._frequencies, theta = _module_frequencies(self.inv_freq, self.d, None)
-        self._buffers["inv_freq"] = theta
+        self.inv_freq = theta
         self._build_cache(self.cos_cached.shape[0])
 
     def _apply(self, fn, recurse=True):
@@ -703,7 +701,7 @@ class RotaryEmbedding(torch.nn.Module):
 
     def _rotate(self, x: torch.Tensor, offset: int, name: str) -> torch.Tensor:
         x = _checks.checked_tensor(name, x, min_ndim=2, last_dim=self.d)
-        work, T = _work_dtype(x), x.shape[-2]
+        work, T = _checks.work_dtype(x), x.shape[-2]
         cos = self.cos_cached[offset : offset + T].to(x.device, work)  # (T, d/2)
         sin = self.sin_cached[offset : offset + T].to(x.device, work)
         return _rotate_torch(x.to(work), cos, sin, self.layout).to(x.dtype)

@@ -138,3 +138,18 @@ def test_every_scheme_and_method_has_a_real_model():
     assert {model.scheme for model in ALL} == set(models.SCHEMES)
     for kind in ("linear", "yarn", "longrope", "llama3"):
         assert models.by_rope_type(kind)
+
+
+def test_the_model_table_imports_neither_numpy_nor_torch():
+    """Pages read configs through this table; a page whose numbers need nothing
+    else must not pay torch's import (issue 12: torch only when needed)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, posenc_docs.pages.models; "
+        "print(sorted({'numpy', 'torch'} & set(sys.modules)))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-500:]
+    assert run.stdout.strip() == "[]"

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from posenc_docs._checks import checked_choice
-
 SCHEMES = ("sinusoidal", "learned", "rope", "alibi", "t5-bias")
 
 
@@ -75,7 +73,8 @@ class ModelConfig:
     trained_length_source: str = ""
 
     def __post_init__(self):
-        checked_choice("scheme", self.scheme, SCHEMES)
+        if self.scheme not in SCHEMES:  # the site's own table: no _checks (torch)
+            raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
         for name in ("rope_scaling", "extra"):  # read-only views: no edits by pages
             value = getattr(self, name)
             if value is not None:
