@@ -645,6 +645,40 @@ def test_palette_restyles_the_page_only_when_the_reader_switches(
     assert tab.errors == []
 
 
+# At each frame until Material's script has run: the body's colour scheme (null
+# before the body is parsed) and whether Material's script has run.
+RECORD_FRAMES = """
+window.frames_ = [];
+requestAnimationFrame(function frame() {
+  window.frames_.push([document.body && document.body.dataset.mdColorScheme,
+                       Boolean(window.document$)]);
+  if (!window.document$) requestAnimationFrame(frame);
+});
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("page", ["part1/formula/", "404.html"])
+def test_the_first_paint_comes_before_materials_script_in_the_readers_scheme(
+    guarded, site_url, scheme, page
+):
+    """hooks/material_bundle.py and overrides/main.html: a page paints at least
+    once before Material's script runs (which forced the first layout of the whole
+    page inside its own task), and on a first visit every frame shows the OS
+    preference's scheme: a dark reader's page painted light until that script ran."""
+    tab = guarded(color_scheme=scheme)
+    tab.page.add_init_script(RECORD_FRAMES)
+    tab.open(f"{site_url}/{page}")
+    tab.page.wait_for_function("window.frames_.at(-1)[1]")
+    frames = tab.page.evaluate("window.frames_")
+    painted = [shown for shown, material in frames if shown is not None]
+    expected = {"light": "default", "dark": "slate"}[scheme]
+    assert painted and set(painted) == {expected}, frames
+    assert [material for shown, material in frames if shown][0] is False, frames
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    assert tab.errors == []
+
+
 # Records each write to a color-scheme meta (a new one, or its content) and
 # whether the body had been parsed by then, from before any of the page's scripts.
 RECORD_COLOR_SCHEME = """

@@ -716,6 +716,26 @@ def test_materials_assets_are_patched_once_per_expression_or_the_build_stops(
         patch(patched)  # a file without the expressions
 
 
+def test_materials_bundle_tag_becomes_a_preload_and_a_loader_or_the_build_stops():
+    """Each page's one tag of Material's bundle (its URL relative to the page, as
+    Material writes it) is replaced by a preload of that URL and a script that adds
+    it after the first frame; none, or two, stop the build."""
+    material_bundle = load("material_bundle")
+    tag = '<script src="../../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
+    page = f"<body><p>text</p>\n{tag}\n<script src=x.js></script></body>"
+    out = material_bundle.bundle_after_first_paint(page)
+    assert tag not in out and out.count("bundle.a5f9d56c") == 2
+    src = "../../assets/javascripts/bundle.a5f9d56c.min.js"
+    assert f'<link rel="preload" as="script" href="{src}">' in out
+    assert f'bundle.src = "{src}";' in out
+    assert out.startswith("<body><p>text</p>\n") and out.endswith(
+        "\n<script src=x.js></script></body>"
+    )
+    for wrong in (page.replace(tag, ""), page.replace(tag, tag * 2)):
+        with pytest.raises(PluginError, match="update hooks/material_bundle.py"):
+            material_bundle.bundle_after_first_paint(wrong)
+
+
 def test_the_search_index_is_written_as_utf8_whatever_the_locale(tmp_path):
     """Greek letters and dashes survive a build under an ASCII locale (LC_ALL=C):
     the index was written in the locale's encoding, which failed half-way there

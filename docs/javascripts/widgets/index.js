@@ -184,5 +184,12 @@ async function onPage() {
   document.documentElement.dataset.posencWidgets = "ready"; // for tests
 }
 
-if (window.document$) window.document$.subscribe(onPage);
-else onPage();
+function start() {
+  if (window.document$) window.document$.subscribe(onPage);
+  else onPage(); // Material's script failed to load
+}
+
+// Material's script is added after the first paint (hooks/material_bundle.py);
+// it announces itself once it has run, or failed to load.
+if (window.document$) start();
+else addEventListener("posenc:material", start, { once: true });
