@@ -736,6 +736,46 @@ def test_materials_bundle_tag_becomes_a_preload_and_a_loader_or_the_build_stops(
             material_bundle.bundle_after_first_paint(wrong)
 
 
+def test_a_listing_is_highlighted_once_per_process_under_its_settings(monkeypatch):
+    """hooks/highlight_memo.py: the same source, language, arguments and settings
+    give the same HTML from one Pygments call; another source, argument or setting
+    is highlighted anew; HTML titles, which go into the page's stash, every time."""
+    import markdown
+    import pymdownx.highlight
+
+    memo = load("highlight_memo")
+    calls = []
+    pygments_highlight = pymdownx.highlight.highlight
+    monkeypatch.setattr(
+        pymdownx.highlight,
+        "highlight",
+        lambda *a, **k: calls.append(a[0]) or pygments_highlight(*a, **k),
+    )
+    plain = pymdownx.highlight.Highlight.highlight
+    once = memo.memoized(plain)
+
+    def highlighter(**settings):
+        return pymdownx.highlight.Highlight(markdown.Markdown(), **settings)
+
+    src = "def f(x):\n    return x + 1\n"
+    classes = highlighter(pygments_lang_class=True)
+    expected = plain(classes, src, "python", linestart=1)
+    assert len(calls) == 1
+    assert once(classes, src, "python", linestart=1) == expected
+    assert once(classes, src, "python", linestart=1) == expected
+    assert once(highlighter(pygments_lang_class=True), src, "python", linestart=1) == (
+        expected  # another highlighter, the same settings
+    )
+    assert len(calls) == 2  # one for the plain call, one for the memo
+    other = once(classes, src.replace("1", "2"), "python", linestart=1)
+    numbered = once(classes, src, "python", linestart=3)
+    unclassed = once(highlighter(), src, "python", linestart=1)
+    assert len(calls) == 5 and len({expected, other, numbered, unclassed}) == 4
+    html_titles = highlighter(title_mode="html")
+    titled = [once(html_titles, src, "python", title="<b>f</b>") for _ in range(2)]
+    assert len(calls) == 7 and titled[0] != titled[1]  # two stash placeholders
+
+
 def test_the_search_index_is_written_as_utf8_whatever_the_locale(tmp_path):
     """Greek letters and dashes survive a build under an ASCII locale (LC_ALL=C):
     the index was written in the locale's encoding, which failed half-way there
