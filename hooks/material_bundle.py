@@ -6,11 +6,15 @@ patched.
   and layout of every element inside the script's own task: when the bundle
   arrived before Chromium's first frame, the page painted only after all of it
   (Lighthouse's simulated first paint then counts that task four times over,
-  90 against 99). Each page now preloads the bundle and adds it just after its
-  first frame (at once in a tab that is not shown, which draws no frames), then
-  announces it with a `posenc:material` event for `widgets/index.js`; patched,
-  the bundle starts on a document parsed before it ran as on one being parsed.
-  `overrides/main.html` gives the body its palette before that first paint.
+  90 against 99). Each page now preloads the bundle (from a script, so a reader
+  without JavaScript does not download it) and adds it just after its first frame
+  (at once in a tab that is not shown, which draws no frames), then announces it
+  with a `posenc:material` event and `window.posencMaterialSettled` for
+  `widgets/index.js`, the one script of `extra_javascript`; another must wait
+  for them too before it uses `document$`, or the build stops. Patched, the
+  bundle starts on a document parsed before it ran as on one being parsed.
+  `overrides/main.html` gives the body its palette, and the palette toggle its
+  button, before that first paint.
 
 Each patch replaces one exact expression of Material 9.8.2's minified bundle or
 stylesheet; if an expression is not there exactly once (another Material version),
@@ -164,30 +168,56 @@ BUNDLE_TAG = re.compile(
     r'<script src="(?P<src>[^"]*assets/javascripts/bundle\.[0-9a-f]{8}\.min\.js)">'
     r"</script>"
 )
-AFTER_FIRST_PAINT = """<link rel="preload" as="script" href="{src}">
-<script>(function () {{
+CHARSET = '<meta charset="utf-8">'
+# In the head, before any stylesheet: fetch the bundle now (with JavaScript only).
+PRELOAD = """<script>(function () {{
+  var preload = document.createElement("link");
+  preload.rel = "preload"; preload.as = "script"; preload.href = "{src}";
+  document.head.appendChild(preload);
+}})();</script>"""
+# Where the bundle was: run it after the first frame; posencMaterialSettled tells a
+# script that runs after the event (it failed to load early, say) that it passed.
+AFTER_FIRST_PAINT = """<script>(function () {{
   var bundle = document.createElement("script");
   bundle.src = "{src}";
   bundle.onload = bundle.onerror = function () {{
+    window.posencMaterialSettled = true;
     dispatchEvent(new Event("posenc:material"));
   }};
   function add() {{ document.body.appendChild(bundle); }}
   if (document.visibilityState === "hidden") add();
   else requestAnimationFrame(function () {{ setTimeout(add); }});
 }})();</script>"""
+# Scripts of extra_javascript known to wait for that event (or the flag) before they
+# use Material's document$, which is not there before the bundle has run.
+WAITS_FOR_MATERIAL = {"javascripts/widgets/index.js"}
 
 
 def bundle_after_first_paint(page_html: str) -> str:
     """`page_html` with Material's bundle preloaded and added after the first frame."""
     found = BUNDLE_TAG.findall(page_html)
-    if len(found) != 1:
+    if len(found) != 1 or page_html.count(CHARSET) != 1:
         raise PluginError(
-            f"a page has {len(found)} tags of Material's bundle, not one; update "
-            "hooks/material_bundle.py for this Material version."
+            f"a page has {len(found)} tags of Material's bundle, not one, or not one "
+            f"{CHARSET}; update hooks/material_bundle.py for this Material version."
         )
-    return BUNDLE_TAG.sub(
-        lambda tag: AFTER_FIRST_PAINT.format(**tag.groupdict()), page_html
-    )
+    (src,) = found
+    page_html = BUNDLE_TAG.sub(AFTER_FIRST_PAINT.format(src=src), page_html)
+    return page_html.replace(CHARSET, CHARSET + PRELOAD.format(src=src))
+
+
+def on_config(config):
+    for script in config.extra_javascript:
+        path = getattr(script, "path", script)
+        if path not in WAITS_FOR_MATERIAL:
+            raise PluginError(
+                f"extra_javascript {path!r}: Material's script now runs after the "
+                "first paint (hooks/material_bundle.py), so a script that uses "
+                "document$ must wait for the posenc:material event, or "
+                "window.posencMaterialSettled, as javascripts/widgets/index.js does; "
+                "then add it to WAITS_FOR_MATERIAL there."
+            )
+    return config
 
 
 def on_post_page(output, page, config):

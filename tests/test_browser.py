@@ -651,7 +651,9 @@ RECORD_FRAMES = """
 window.frames_ = [];
 requestAnimationFrame(function frame() {
   window.frames_.push([document.body && document.body.dataset.mdColorScheme,
-                       Boolean(window.document$)]);
+                       Boolean(window.document$),
+                       document.querySelectorAll("form[data-md-component=palette] "
+                                                 + "label:not([hidden])").length]);
   if (!window.document$) requestAnimationFrame(frame);
 });
 """
@@ -665,18 +667,48 @@ def test_the_first_paint_comes_before_materials_script_in_the_readers_scheme(
     """hooks/material_bundle.py and overrides/main.html: a page paints at least
     once before Material's script runs (which forced the first layout of the whole
     page inside its own task), and on a first visit every frame shows the OS
-    preference's scheme: a dark reader's page painted light until that script ran."""
+    preference's scheme: a dark reader's page painted light until that script ran.
+    The last frame before it shows the palette toggle, one button."""
     tab = guarded(color_scheme=scheme)
     tab.page.add_init_script(RECORD_FRAMES)
     tab.open(f"{site_url}/{page}")
     tab.page.wait_for_function("window.frames_.at(-1)[1]")
     frames = tab.page.evaluate("window.frames_")
-    painted = [shown for shown, material in frames if shown is not None]
+    painted = [shown for shown, *_ in frames if shown is not None]
     expected = {"light": "default", "dark": "slate"}[scheme]
     assert painted and set(painted) == {expected}, frames
-    assert [material for shown, material in frames if shown][0] is False, frames
+    assert [material for shown, material, _ in frames if shown][0] is False, frames
+    assert frames[-2][1:] == [False, 1], frames  # before Material: one toggle
     tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    assert (
+        tab.page.locator("form[data-md-component=palette] label:visible").count() == 1
+    )
     assert tab.errors == []
+
+
+def test_without_materials_script_the_widgets_mount_and_without_js_none_loads(
+    guarded, site_url
+):
+    """hooks/material_bundle.py and widgets/index.js: when Material's script fails
+    to load before the widgets module has run (blocked, with the module slow to
+    arrive), the widgets still mount, their figures in place, instead of waiting for
+    an event that had passed; a reader without JavaScript downloads no script."""
+    tab = guarded()
+
+    def slowly(route):
+        time.sleep(1)
+        route.continue_()
+
+    tab.page.route("**/assets/javascripts/bundle.*.min.js", lambda r: r.abort())
+    tab.page.route("**/javascripts/widgets/index.js", slowly)
+    tab.page.goto(f"{site_url}/part2/07-context-extension/", wait_until="load")
+    tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
+    assert tab.page.evaluate("window.document$") is None
+    mount_widget(tab.page, "context-extension")
+    plain = guarded(javascript=False)
+    plain.open(f"{site_url}/part1/formula/")
+    scripts = [url for url in plain.requested if url.endswith(".js")]
+    assert scripts == [], scripts
 
 
 # Records each write to a color-scheme meta (a new one, or its content) and

@@ -718,22 +718,41 @@ def test_materials_assets_are_patched_once_per_expression_or_the_build_stops(
 
 def test_materials_bundle_tag_becomes_a_preload_and_a_loader_or_the_build_stops():
     """Each page's one tag of Material's bundle (its URL relative to the page, as
-    Material writes it) is replaced by a preload of that URL and a script that adds
-    it after the first frame; none, or two, stop the build."""
+    Material writes it) becomes a script that adds it after the first frame, and the
+    head a script that preloads it (JavaScript only); no tag, two, or no charset
+    meta to put the preload after stop the build."""
     material_bundle = load("material_bundle")
-    tag = '<script src="../../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
-    page = f"<body><p>text</p>\n{tag}\n<script src=x.js></script></body>"
-    out = material_bundle.bundle_after_first_paint(page)
-    assert tag not in out and out.count("bundle.a5f9d56c") == 2
     src = "../../assets/javascripts/bundle.a5f9d56c.min.js"
-    assert f'<link rel="preload" as="script" href="{src}">' in out
-    assert f'bundle.src = "{src}";' in out
-    assert out.startswith("<body><p>text</p>\n") and out.endswith(
-        "\n<script src=x.js></script></body>"
-    )
-    for wrong in (page.replace(tag, ""), page.replace(tag, tag * 2)):
+    tag = f'<script src="{src}"></script>'
+    head = '<head><meta charset="utf-8"><title>t</title></head>'
+    page = f"{head}<body><p>text</p>\n{tag}\n<script src=x.js></script></body>"
+    out = material_bundle.bundle_after_first_paint(page)
+    assert tag not in out and out.count(src) == 2
+    preload, loader = out.index('preload.href = "'), out.index('bundle.src = "')
+    assert out.index("<title>") > preload and loader > out.index("<p>text</p>")
+    assert "<link" not in out  # a reader without JavaScript fetches nothing
+    assert out.endswith("</script>\n<script src=x.js></script></body>")
+    for wrong in (
+        page.replace(tag, ""),
+        page.replace(tag, tag * 2),
+        page.replace('<meta charset="utf-8">', ""),
+    ):
         with pytest.raises(PluginError, match="update hooks/material_bundle.py"):
             material_bundle.bundle_after_first_paint(wrong)
+
+
+def test_a_script_that_may_not_wait_for_materials_bundle_stops_the_build():
+    """Material's document$ exists only once its bundle has run, now after the
+    first paint: a script of extra_javascript not known to wait for it stops the
+    build, naming it; the site's own passes."""
+    from mkdocs.config import load_config
+
+    material_bundle = load("material_bundle")
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert material_bundle.on_config(config) is config
+    config.extra_javascript.append("javascripts/mathjax.js")
+    with pytest.raises(PluginError, match="'javascripts/mathjax.js'.*posenc:material"):
+        material_bundle.on_config(config)
 
 
 def test_a_listing_is_highlighted_once_per_process_under_its_settings(monkeypatch):

@@ -190,6 +190,7 @@ function start() {
 }
 
 // Material's script is added after the first paint (hooks/material_bundle.py);
-// it announces itself once it has run, or failed to load.
-if (window.document$) start();
+// it announces itself once it has run, or failed to load, and leaves a flag for a
+// module that arrives after that.
+if (window.document$ || window.posencMaterialSettled) start();
 else addEventListener("posenc:material", start, { once: true });
