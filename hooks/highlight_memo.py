@@ -25,11 +25,11 @@ def memoized(highlight):
 
     @functools.wraps(highlight)
     def highlight_once(self, *args, **kwargs):
-        arguments = signature.bind(self, *args, **kwargs).arguments
         if self.title_mode != "text" or self.auto_title_map:
             return highlight(self, *args, **kwargs)  # may stash an HTML title
+        bound = signature.bind(self, *args, **kwargs).arguments
         settings = sorted((k, v) for k, v in vars(self).items() if k != "md")
-        arguments = [(k, v) for k, v in arguments.items() if k != "self"]
+        arguments = [(k, v) for k, v in bound.items() if k != "self"]
         key = repr((type(self).__qualname__, settings, arguments))
         if key not in kept:
             if len(kept) >= MAX_KEPT:
