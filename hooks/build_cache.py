@@ -41,6 +41,27 @@ LIBRARIES = ("numpy", "torch", "matplotlib")  # shape every number and figure
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[^\n]+", re.MULTILINE)
 
 
+_during_build: list[dict] = []  # memos of one build: no package file changes
+_builds = [0]  # builds begun in this process
+
+
+def within_build(function):
+    """``function`` memoized from `begin_build` to `on_post_build`, while no file
+    changes: a build asks about the same files hundreds of times."""
+
+    @wraps(function)
+    def memoized(*args):
+        if not _during_build:
+            return function(*args)
+        memo = _during_build[0].setdefault(function.__qualname__, {})
+        if args not in memo:
+            memo[args] = function(*args)
+        return memo[args]
+
+    return memoized
+
+
+@within_build
 def module_path(name: str, root: Path) -> Path | None:
     """The file of package module ``name`` (``posenc_docs.x.y``) under ``root``."""
     if name != PACKAGE and not name.startswith(PACKAGE + "."):
@@ -96,13 +117,18 @@ def named_files(strings: frozenset[str], bases: list[Path], root: Path):
     modules, data = set(), set()
     for text in strings:
         for path in (base / text for base in bases):
-            if not path.is_file() or root / PACKAGE not in path.parents:
+            if not _is_package_file(path, root):
                 continue
             if path.suffix == ".py":  # run as a script (runpy): follow its imports
                 modules.add(".".join(path.relative_to(root).with_suffix("").parts))
             else:
                 data.add(path)
     return modules, data
+
+
+@within_build
+def _is_package_file(path: Path, root: Path) -> bool:
+    return path.is_file() and root / PACKAGE in path.parents
 
 
 @lru_cache(maxsize=4096)
@@ -117,8 +143,33 @@ def _module_info(path: Path, stamp: tuple[int, int], name: str, root: Path):
 @lru_cache(maxsize=1024)
 def _source_facts(source: str, package: str | None):
     """Names ``source`` may import, and its strings that may name files (parsed
-    once in a process: ``mkdocs serve`` keeps them from one build to the next)."""
-    tree = parse_imports(source)
+    once in a process: ``mkdocs serve`` keeps them from one build to the next).
+
+    They are gathered statement by statement, each top-level statement's text
+    read once: the parts of one module that values are keyed on (`module_part`)
+    share most of their statements.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # e.g. a notebook cell with shell magics
+        return _tree_facts(parse_imports(source), package)
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    names, strings = set(), set()
+    for node in tree.body:
+        first = min(n.lineno for n in (node, *getattr(node, "decorator_list", ())))
+        text = "\n".join(lines[first - 1 : node.end_lineno])  # parses on its own
+        more_names, more_strings = _statement_facts(text, package)
+        names |= more_names
+        strings |= more_strings
+    return frozenset(names), frozenset(strings)
+
+
+@lru_cache(maxsize=4096)
+def _statement_facts(text: str, package: str | None):
+    return _tree_facts(ast.parse(text), package)
+
+
+def _tree_facts(tree: ast.Module, package: str | None):
     return frozenset(imported_names(tree, package)), path_strings(tree)
 
 
@@ -131,6 +182,7 @@ def _source_imports(source: str, package: str | None, root: Path, build: int):
     return names | frozenset(modules)
 
 
+@within_build
 def _stamp(path: Path) -> tuple[int, int]:
     stat = path.stat()
     return stat.st_mtime_ns, stat.st_size
@@ -187,14 +239,10 @@ def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
     return hashlib.sha256(path.read_bytes()).digest()
 
 
-_during_build: list[dict] = []  # a build's dependency digests: no file changes
-_builds = [0]  # builds begun in this process
-
-
 def dependency_digest(source: str, root: Path, name: str | None = None) -> bytes:
     """Hash of the path and bytes of every package file ``source`` depends on;
     worked out once per build (`on_config` to `on_post_build`)."""
-    memo = _during_build[0] if _during_build else {}
+    memo = _during_build[0].setdefault("digests", {}) if _during_build else {}
     if (source, root, name) not in memo:
         digest = hashlib.sha256()
         for path in dependencies(source, root, name):
