@@ -5,7 +5,9 @@ figures are drawn by ``posenc_docs.figures`` in the light theme and cached under
 ``.cache/figures/``, each figure module by its own sources (``hooks/build_cache.py``),
 so a build redraws only the figures whose code changed; each dark variant is its
 light one recoloured (``spec.dark_variant``). Missing figures are drawn in worker
-processes while the pages build: started in ``on_files``, collected in ``on_env``.
+processes while the pages build: started in ``on_files``, collected in
+``on_post_build``, which writes them into the site and gives each page's figures
+their width and height.
 """
 
 import json
@@ -253,8 +255,8 @@ def with_sizes(page_html: str, sizes: dict[str, tuple[int, int]]) -> str:
     return FIGURE_IMG.sub(sized, page_html)
 
 
-_figure_sizes: dict[str, tuple[int, int]] = {}
-_drawing: list[tuple[FigureFiles, list[File]]] = []  # from on_files to on_env
+_drawing: list[tuple[FigureFiles, list[File]]] = []  # from on_files to on_post_build
+_figure_pages: list[Path] = []  # written pages showing a figure, sized once drawn
 
 
 def on_startup(command, dirty):
@@ -269,29 +271,43 @@ def on_config(config):
 
 def on_files(files, config):
     stop_drawing()  # an earlier build of this process (serve) that failed
-    _figure_sizes.clear()  # serve: a figure removed since is not sized any more
+    _figure_pages.clear()
     project_dir = Path(config.config_file_path).parent
     for src_uri, content in katex_files(katex_dir(project_dir)).items():
         files.append(File.generated(config, src_uri, content=content))
     figures = FigureFiles(project_dir, project_dir / ".cache" / "figures")
     pending = [File.generated(config, path, content=b"") for path in figures.paths]
-    for file in pending:  # in the site's files now (links are checked), bytes later
+    for file in pending:  # in the site's files while links are checked ...
         files.append(file)
     _drawing.append((figures, pending))
     return files
 
 
 def on_env(env, config, files):
-    figures, pending = _drawing.pop()
-    drawn = figures.files()
-    for file in pending:
-        file.content_bytes = drawn[file.src_uri]
-        _figure_sizes[file.src_uri] = svg_size(drawn[file.src_uri])
+    """... but not copied with the others: the pages build while the figures are
+    drawn, and `on_post_build` writes them."""
+    for file in _drawing[-1][1]:
+        files.remove(file)
     return env
 
 
 def on_post_page(output, page, config):
-    return with_sizes(output, _figure_sizes)
+    if FIGURE_IMG.search(output):
+        _figure_pages.append(Path(page.file.abs_dest_path))
+    return output
+
+
+def on_post_build(config):
+    """Wait for the figures, write them into the site, then size the pages' figures."""
+    figures, pending = _drawing.pop()
+    drawn = figures.files()
+    sizes = {}
+    for file in pending:
+        file.content_bytes = drawn[file.src_uri]
+        file.copy_file()
+        sizes[file.src_uri] = svg_size(drawn[file.src_uri])
+    for path in _figure_pages:
+        path.write_bytes(with_sizes(path.read_bytes().decode(), sizes).encode())
 
 
 def on_build_error(error):
