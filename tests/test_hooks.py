@@ -817,3 +817,118 @@ def test_the_search_index_is_written_as_utf8_whatever_the_locale(tmp_path):
     assert run.returncode == 0, run.stderr.decode()[-500:]
     (doc,) = json.loads(index.read_text(encoding="utf-8"))["docs"]
     assert "θ" in doc["text"] and "—" in doc["text"]
+
+
+def serve_project(root: Path) -> dict[str, str]:
+    """A small site that converts like the real one: snippets from the package,
+    markdown-exec outputs with headings, autorefs cross-references, a checked link."""
+    pages = {
+        "docs/index.md": '# Home\n\n## Shared heading\n\n--8<-- "posenc_docs/x.py:a"\n',
+        "docs/ran.md": '# Ran\n\n```python exec="on"\nprint("## Printed")\n```\n',
+        "docs/refs.md": "# Refs\n\nSee [Shared heading][shared-heading].\n\n"
+        '```python exec="on"\nprint("## Later")\n```\n',
+    }
+    write_files(root, {
+        **pages,
+        "posenc_docs/x.py": "# --8<-- [start:a]\nA = 1\n# --8<-- [end:a]\n",
+        "mkdocs.yml": "site_name: t\nnav: [index.md, ran.md, refs.md]\n"
+        f"hooks: [{ROOT / 'hooks' / 'render_memo.py'}]\n"
+        "plugins: [autorefs, markdown-exec]\n"
+        "markdown_extensions:\n  - pymdownx.superfences\n  - pymdownx.snippets:\n"
+        "      base_path: ['.']\n      check_paths: true\n",
+    })  # fmt: skip
+    return pages
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+class ServeSession:
+    """Builds of one project in this process, as ``mkdocs serve`` makes them;
+    which pages' Markdown each build converted, and the pages it wrote."""
+
+    def __init__(self, root: Path, monkeypatch):
+        from mkdocs.structure.pages import Page
+
+        monkeypatch.setattr(Page, "render", Page.render)  # unpatched after the test
+        self.root, self.converted = root, []
+        original = markdown.Markdown.convert
+
+        def convert(md, source):
+            self.converted.append(source.splitlines()[0])  # each page's title
+            return original(md, source)
+
+        monkeypatch.setattr(markdown.Markdown, "convert", convert)
+        monkeypatch.chdir(root)  # markdown-exec and snippets read from here
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")  # the theme's build date
+        self.started = False
+
+    def build(self, site: str = "site") -> dict[str, str]:
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+
+        config = load_config(str(self.root / "mkdocs.yml"), site_dir=site)
+        if not self.started:
+            config.plugins.on_startup(command="serve", dirty=False)
+            self.started = True
+        self.converted.clear()
+        build(config)
+        pages = (self.root / site).rglob("index.html")
+        return {p.parent.name if p.parent.name != site else "": p.read_text()
+                for p in pages}  # fmt: skip
+
+
+def test_serve_rebuilds_convert_only_the_pages_whose_inputs_changed(
+    tmp_path, monkeypatch
+):
+    """hooks/render_memo.py: a second build converts no page and writes the same
+    bytes; an edited page is converted alone, a package edit converts the pages
+    that may include it; every build's pages are a fresh build's. Cross-references
+    to a kept page resolve, and markdown-exec's output ids keep counting."""
+    pages = serve_project(tmp_path)
+    session = ServeSession(tmp_path, monkeypatch)
+    first = session.build()
+    assert sorted(session.converted) == ["# Home", "# Ran", "# Refs", "## Later",
+                                         "## Printed"]  # fmt: skip
+    assert 'href="../#shared-heading"' in first["refs"]  # autorefs resolved it
+    assert 'id="exec-2--later"' in first["refs"]  # the second output converted
+    assert session.build() == first and session.converted == []
+    write_files(tmp_path, {"docs/refs.md": pages["docs/refs.md"] + "\nMore.\n"})
+    edited = session.build()
+    assert session.converted == ["# Refs", "## Later"]
+    assert edited["refs"] != first["refs"] and "More." in edited["refs"]
+    assert 'href="../#shared-heading"' in edited["refs"]  # the anchor was replayed
+    assert 'id="exec-2--later"' in edited["refs"]  # Ran's output still counted
+    write_files(tmp_path, {"posenc_docs/x.py": "# --8<-- [start:a]\nA = 2\n"
+                                               "# --8<-- [end:a]\n"})  # fmt: skip
+    changed = session.build()
+    assert "# Home" in session.converted and "A = 2" in changed[""]
+    assert changed == ServeSession(tmp_path, monkeypatch).build("fresh")
+    write_files(tmp_path, {"docs/new.md": "# New\n"})  # links may resolve anew
+    session.build()
+    assert sorted(session.converted)[:4] == ["# Home", "# New", "# Ran", "# Refs"]
+
+
+def test_serve_converts_a_page_that_logs_on_every_build(tmp_path, monkeypatch):
+    """A conversion that warns (a link to a missing page) is not kept: the
+    warning shows on every rebuild."""
+    write_files(tmp_path, {
+        "docs/index.md": "# Home\n\n[gone](gone.md)\n",
+        "mkdocs.yml": "site_name: t\n"
+        f"hooks: [{ROOT / 'hooks' / 'render_memo.py'}]\n",
+    })  # fmt: skip
+    session = ServeSession(tmp_path, monkeypatch)
+    for _ in range(2):
+        session.build()
+        assert session.converted == ["# Home"]
+
+
+def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
+    memo = load("render_memo")
+    assert memo.keepable('# A\n\n--8<-- "posenc_docs/x.py:a"\n')
+    assert not memo.keepable('--8<-- "docs/other.md"\n')  # outside the package
+    assert not memo.keepable("--8<--\nposenc_docs/x.py\n--8<--\n")  # block form
+    assert not memo.keepable("::: posenc_docs.rope\n")  # mkdocstrings

@@ -1,0 +1,190 @@
+"""MkDocs hook: ``mkdocs serve`` converts a page's Markdown only when what the
+conversion reads has changed.
+
+After any edit, serve builds the whole site again, and converting the Markdown
+of pages nobody touched was a third of a one-line page edit's rebuild. Within one
+serve process, a page's conversion (its HTML, table of contents, title, anchors
+and links to other pages' anchors) is kept under everything it reads:
+
+- the page's Markdown, as the macros left it, its source path and its URL;
+- the path and URL of every file of the build (the links it rewrites and checks);
+- the bytes of the config file, of ``hooks/`` and of the package (the Markdown
+  extensions and their settings; the snippets a page includes and the examples
+  it runs, which all come from the package).
+
+What a conversion registers outside the page is replayed when it is reused:
+mkdocs-autorefs' anchors and markdown-exec's count of converted outputs. A
+conversion is not kept if it logs anything (a warning must show on every build),
+if mkdocstrings (``:::``) takes part in it, or if a snippet comes from outside
+the package. mkdocs-jupyter renders its pages with its own method: not kept.
+"""
+
+import copy
+import functools
+import hashlib
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from mkdocs.structure.pages import Page
+
+try:  # counts converted outputs across pages for their ids
+    from markdown_exec._internal.rendering import MarkdownConverter
+except ImportError:  # another markdown-exec: its pages are converted every time
+    MarkdownConverter = None
+
+MAX_KEPT = 1_000  # page conversions (the site has 45 pages)
+AUTODOC = re.compile(r"^[ \t]*::: ", re.MULTILINE)
+SNIPPET = re.compile(r"--8<--(.*)")
+PACKAGE_SNIPPET = re.compile(r'[ \t]+"posenc_docs/[^"]*"[ \t]*$')
+EXECUTED = re.compile(r"\bexec=")
+READ_BY_CONVERSIONS = ("hooks", "posenc_docs")  # folders, with the config file
+
+
+def keepable(markdown: str) -> bool:
+    """Whether a conversion of ``markdown`` can be kept and replayed."""
+    if AUTODOC.search(markdown):
+        return False
+    if MarkdownConverter is None and EXECUTED.search(markdown):
+        return False
+    return all(PACKAGE_SNIPPET.match(rest) for rest in SNIPPET.findall(markdown))
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: Path, mtime_ns: int, size: int) -> bytes:
+    return hashlib.sha256(path.read_bytes()).digest()
+
+
+def _files_read(config) -> list[Path]:
+    config_file = Path(config.config_file_path)
+    paths = [config_file]
+    for folder in READ_BY_CONVERSIONS:
+        found = (config_file.parent / folder).rglob("*")
+        paths += sorted(p for p in found if p.is_file() and p.suffix != ".pyc")
+    return paths
+
+
+def build_inputs(config, files) -> bytes:
+    """Digest of what every page's conversion reads besides its own Markdown."""
+    digest = hashlib.sha256()
+    for file in sorted(files, key=lambda f: f.src_uri):
+        digest.update(repr((file.src_uri, file.dest_uri, file.url)).encode())
+        digest.update(repr(file.inclusion).encode())
+    for path in _files_read(config):
+        stat = path.stat()
+        digest.update(str(path).encode())
+        digest.update(_file_digest(path, stat.st_mtime_ns, stat.st_size))
+    return digest.digest()
+
+
+@dataclass
+class Conversion:
+    """What `Page.render` leaves on a page and registers elsewhere."""
+
+    content: str
+    toc: object
+    title: str | None
+    anchor_ids: set[str]
+    links_to_anchors: dict[str, dict[str, str]] | None  # by linked file's src_uri
+    autorefs_anchors: list[tuple[tuple, dict]]  # register_anchor's other arguments
+    outputs: int  # markdown-exec outputs converted
+
+
+class Recording(logging.Handler):
+    """While a page converts: whether anything is logged, and what it registers
+    with mkdocs-autorefs (``autorefs``, or None) and markdown-exec."""
+
+    def __init__(self, page: Page, autorefs):
+        super().__init__(logging.INFO)
+        self.page, self.autorefs, self.logged, self.anchors = page, autorefs, False, []
+        self.others = False  # an anchor registered for another page
+
+    def emit(self, record):
+        self.logged |= record.thread == self.thread  # not a background job's
+
+    def register_anchor(self, page, *args, **kwargs):
+        self.others |= page is not self.page
+        self.anchors.append((args, kwargs))
+        type(self.autorefs).register_anchor(self.autorefs, page, *args, **kwargs)
+
+    def __enter__(self):
+        self.thread = threading.get_ident()
+        self.outputs = MarkdownConverter.counter if MarkdownConverter else 0
+        for logger in (logging.getLogger(), logging.getLogger("mkdocs")):
+            logger.addHandler(self)
+        if self.autorefs is not None:
+            self.autorefs.register_anchor = self.register_anchor
+        return self
+
+    def __exit__(self, *exc):
+        for logger in (logging.getLogger(), logging.getLogger("mkdocs")):
+            logger.removeHandler(self)
+        if self.autorefs is not None:
+            del self.autorefs.register_anchor  # the class's method again
+        if MarkdownConverter:
+            self.outputs = MarkdownConverter.counter - self.outputs
+
+
+def conversion(page: Page, recording: Recording) -> Conversion:
+    links = page.links_to_anchors
+    return Conversion(
+        content=page.content,
+        toc=copy.deepcopy(page.toc),
+        title=page._title_from_render,
+        anchor_ids=set(page.present_anchor_ids),
+        links_to_anchors=None
+        if links is None
+        else {file.src_uri: dict(anchors) for file, anchors in links.items()},
+        autorefs_anchors=recording.anchors,
+        outputs=recording.outputs,
+    )
+
+
+def replay(page: Page, kept: Conversion, files, autorefs) -> None:
+    """Leave on ``page`` and register what its conversion did."""
+    page.content, page.toc = kept.content, copy.deepcopy(kept.toc)
+    page._title_from_render = kept.title
+    page.present_anchor_ids = set(kept.anchor_ids)
+    if kept.links_to_anchors is not None:
+        page.links_to_anchors = {
+            files.get_file_from_path(uri): dict(anchors)
+            for uri, anchors in kept.links_to_anchors.items()
+        }
+    for args, kwargs in kept.autorefs_anchors:
+        autorefs.register_anchor(page, *args, **kwargs)
+    if MarkdownConverter:
+        MarkdownConverter.counter += kept.outputs
+
+
+def memoized(render):
+    """`render` (the unbound `Page.render`) with each page's conversion kept."""
+    kept: dict[bytes, Conversion] = {}
+    build: list = [None, b""]  # this build's files and their `build_inputs`
+
+    @functools.wraps(render)
+    def render_once(self, config, files):
+        if not keepable(self.markdown):
+            return render(self, config, files)
+        if build[0] is not files:  # the first page of a build
+            build[:] = [files, build_inputs(config, files)]
+        identity = repr((self.markdown, self.file.src_uri, self.url)).encode()
+        key = hashlib.sha256(identity + build[1]).digest()
+        autorefs = config.plugins.get("autorefs")
+        if key in kept:
+            return replay(self, kept[key], files, autorefs)
+        with Recording(self, autorefs) as recording:
+            render(self, config, files)
+        if not (recording.logged or recording.others):
+            if len(kept) >= MAX_KEPT:
+                kept.clear()
+            kept[key] = conversion(self, recording)
+
+    render_once.memoized = True
+    return render_once
+
+
+def on_startup(command, dirty):
+    if command == "serve" and not getattr(Page.render, "memoized", False):
+        Page.render = memoized(Page.render)  # once per process
