@@ -80,29 +80,41 @@ def worker_context():
     return context
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes that import the figure modules, so this one does not."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=worker_context(),
+        initializer=site.addsitedir,  # workers import build_cache from hooks/
+        initargs=(str(Path(build_cache.__file__).parent),),
+    )
+
+
+def fields_of(modules: list[str]) -> dict[str, dict]:
+    """`build_cache.module_fields` of each module, read by one worker process: a
+    figure module imports matplotlib and torch, which this process then need not
+    (after a serve edit, nor at all unless a macro needs torch)."""
+    if not modules:
+        return {}
+    with worker_pool(1) as pool:
+        fields = pool.map(build_cache.module_fields, modules)
+        return dict(zip(modules, fields, strict=True))
+
+
 class Drawing:
-    """Figure variants being drawn while the build goes on: one variant per task
-    (one large figure does not keep a worker waiting), one worker per
-    VARIANTS_PER_WORKER variants up to a worker per core; a few variants are
-    drawn here at once."""
+    """Figure variants being drawn by worker processes while the build goes on:
+    one variant per task (one large figure does not keep a worker waiting), one
+    worker per VARIANTS_PER_WORKER variants up to a worker per core."""
 
     def __init__(self, variants: list[tuple[str, bool]]):
-        self.variants = variants
-        self.pool, self.submitted = None, None
-        if len(variants) < 4:
-            self.svgs = [build_cache.draw_variant(*v) for v in variants]
-        else:
-            self.svgs = None
+        self.variants, self.pool, self.submitted = variants, None, None
+        self.svgs = None if variants else []
+        if variants:
             self.start_workers()
 
     def start_workers(self):
         wanted = math.ceil(len(self.variants) / VARIANTS_PER_WORKER)
-        self.pool = ProcessPoolExecutor(
-            max_workers=min(os.cpu_count() or 1, wanted),
-            mp_context=worker_context(),
-            initializer=site.addsitedir,  # workers import build_cache from hooks/
-            initargs=(str(Path(build_cache.__file__).parent),),
-        )
+        self.pool = worker_pool(min(os.cpu_count() or 1, wanted))
         # A submit starts a worker once the fork server is ready: not on this thread.
         (self.submitted,) = build_cache.in_background((self.submit_all,))
 
@@ -162,11 +174,11 @@ class FigureFiles:
     Made in `on_files`. The cache (``.cache/figures/``) holds each figure module
     whole (fields, SVGs, widget attributes), keyed by its sources, and each
     figure's SVGs, keyed by what that figure is made of (`figure_key`). A module
-    the cache lacks is imported for its fields; of its figures, those the cache
-    lacks start drawing. Each figure's fields and each widget's attributes are
-    published at once, for the macros, so pages build meanwhile and a page's
-    ``figure()`` needs no figure module imported. `files` waits for the drawings
-    (`on_env`, before MkDocs copies files into the site).
+    the cache lacks is imported for its fields by a worker process (`fields_of`);
+    of its figures, those the cache lacks start drawing. Each figure's fields and
+    each widget's attributes are published at once, for the macros, so pages build
+    meanwhile and a page's ``figure()`` needs no figure module imported. `files`
+    waits for the drawings (`on_post_build`, once the pages are written).
     """
 
     def __init__(self, project_dir: Path, cache_dir: Path):
@@ -174,14 +186,13 @@ class FigureFiles:
         self.keys = figure_keys(project_dir)
         hits = {module: self.store.get(key) for module, key in self.keys.items()}
         self.uncached = [module for module, hit in hits.items() if hit is None]
-        if self.uncached:
-            worker_context()  # drawing is likely: the fork server imports meanwhile
+        fields = fields_of(self.uncached)
         self.modules, self.svg_keys, missing = {}, {}, []
         for module, hit in hits.items():
             if hit is not None:
                 self.modules[module] = json.loads(hit)
                 continue
-            self.modules[module] = build_cache.module_fields(module)
+            self.modules[module] = fields[module]
             for figure in self.modules[module]["figures"]:
                 slug = figure["slug"]
                 self.svg_keys[slug] = figure_key(module, slug, project_dir)

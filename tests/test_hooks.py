@@ -115,6 +115,27 @@ def test_pages_can_build_while_the_figures_are_drawn(tmp_path, monkeypatch):
     assert len(stored) == 4 and not [n for n in stored if n.startswith(".")]
 
 
+def test_figure_fields_are_read_by_a_worker_not_by_the_build(tmp_path):
+    """A module the cache lacks is imported by a worker process for its fields:
+    the build process imports neither matplotlib nor torch for its figures."""
+    import subprocess
+
+    script = f"""
+import sys
+sys.path.insert(0, {str(ROOT / "hooks")!r})
+import build_assets
+build_assets.figure_modules = lambda _: ["posenc_docs.figures.part3_nope"]
+Path = build_assets.Path
+figures = build_assets.FigureFiles(Path({str(ROOT)!r}), Path({str(tmp_path)!r}))
+drawn = figures.files()
+print(sorted(build_assets.build_cache.FIGURE_SPECS), len(drawn),
+      "matplotlib" in sys.modules, "torch" in sys.modules)
+"""
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, text=True,
+                         capture_output=True, check=True)  # fmt: skip
+    assert run.stdout.split("\n")[0] == "['part3_nope-temperatures'] 4 False False"
+
+
 def test_number_formatting():
     assert fixed(3.535255, 4) == "3.5353"
     assert fixed(-0.41614, 4) == "\N{MINUS SIGN}0.4161"
