@@ -1,6 +1,7 @@
 """Shared fixtures: the built site (built once per run unless POSENC_SITE_DIR names
 one) and a Chromium page that refuses every request leaving 127.0.0.1."""
 
+import gc
 import os
 import re
 import subprocess
@@ -16,6 +17,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
+# Each test worker holds torch, matplotlib and a browser driver: at Python's
+# default thresholds the cyclic collector ran a full collection over that heap
+# every ~70,000 allocations. The builds use the same setting (hooks/build_cache.py).
+gc.set_threshold(10_000, 10, 10)
 
 
 # Files first that need no built site, then the others, long ones first: xdist hands
