@@ -318,7 +318,11 @@ def on_post_build(config):
         file.copy_file()
         sizes[file.src_uri] = svg_size(drawn[file.src_uri])
     for path in _figure_pages:
-        path.write_bytes(with_sizes(path.read_bytes().decode(), sizes).encode())
+        try:
+            sized = with_sizes(path.read_bytes().decode(), sizes)
+        except PluginError as error:
+            raise PluginError(f"{path.relative_to(config.site_dir)}: {error}") from None
+        path.write_bytes(sized.encode())
 
 
 def on_build_error(error):

@@ -157,16 +157,22 @@ def _source_facts(source: str, package: str | None):
     names, strings = set(), set()
     for node in tree.body:
         first = min(n.lineno for n in (node, *getattr(node, "decorator_list", ())))
-        text = "\n".join(lines[first - 1 : node.end_lineno])  # parses on its own
-        more_names, more_strings = _statement_facts(text, package)
-        names |= more_names
-        strings |= more_strings
+        text = "\n".join(lines[first - 1 : node.end_lineno])
+        if (facts := _statement_facts(text, package)) is None:
+            return _tree_facts(tree, package)  # a line shared by two statements
+        names |= facts[0]
+        strings |= facts[1]
     return frozenset(names), frozenset(strings)
 
 
 @lru_cache(maxsize=4096)
 def _statement_facts(text: str, package: str | None):
-    return _tree_facts(ast.parse(text), package)
+    """`_tree_facts` of one top-level statement's lines; None if they do not
+    parse alone (``x = (1,\n 2); import y``: ``import y`` starts mid-line)."""
+    try:
+        return _tree_facts(ast.parse(text), package)
+    except SyntaxError:
+        return None
 
 
 def _tree_facts(tree: ast.Module, package: str | None):

@@ -7,6 +7,7 @@ serve process, a page's conversion (its HTML, table of contents, title, anchors
 and links to other pages' anchors) is kept under everything it reads:
 
 - the page's Markdown, as the macros left it, its source path and its URL;
+- markdown-exec's count of the outputs converted before it (its ids go on from it);
 - the path and URL of every file of the build (the links it rewrites and checks);
 - the bytes of the config file, of ``hooks/`` and of the package (the Markdown
   extensions and their settings; the snippets a page includes and the examples
@@ -15,8 +16,10 @@ and links to other pages' anchors) is kept under everything it reads:
 What a conversion registers outside the page is replayed when it is reused:
 mkdocs-autorefs' anchors and markdown-exec's count of converted outputs. A
 conversion is not kept if it logs anything (a warning must show on every build),
-if mkdocstrings (``:::``) takes part in it, or if a snippet comes from outside
-the package. mkdocs-jupyter renders its pages with its own method: not kept.
+if mkdocstrings (``:::``) takes part in it (its inventory is filled then), if a
+markdown-exec session shares globals with other pages, or if a snippet comes from
+outside the package. mkdocs-jupyter renders its pages with its own method: not
+kept.
 """
 
 import copy
@@ -35,17 +38,17 @@ try:  # counts converted outputs across pages for their ids
 except ImportError:  # another markdown-exec: its pages are converted every time
     MarkdownConverter = None
 
-MAX_KEPT = 1_000  # page conversions (the site has 45 pages)
-AUTODOC = re.compile(r"^[ \t]*::: ", re.MULTILINE)
+AUTODOC = re.compile(r"^[ \t]*(#{1,6}[ \t]*)?:::", re.MULTILINE)  # as mkdocstrings
 SNIPPET = re.compile(r"--8<--(.*)")
-PACKAGE_SNIPPET = re.compile(r'[ \t]+"posenc_docs/[^"]*"[ \t]*$')
+PACKAGE_SNIPPET = re.compile(r'[ \t]+"posenc_docs/(?![^"]*\.\.)[^"]*"[ \t]*$')
 EXECUTED = re.compile(r"\bexec=")
+SESSION = re.compile(r"\bsession=")  # markdown-exec: globals shared across pages
 READ_BY_CONVERSIONS = ("hooks", "posenc_docs")  # folders, with the config file
 
 
 def keepable(markdown: str) -> bool:
     """Whether a conversion of ``markdown`` can be kept and replayed."""
-    if AUTODOC.search(markdown):
+    if AUTODOC.search(markdown) or SESSION.search(markdown):
         return False
     if MarkdownConverter is None and EXECUTED.search(markdown):
         return False
@@ -159,8 +162,9 @@ def replay(page: Page, kept: Conversion, files, autorefs) -> None:
 
 
 def memoized(render):
-    """`render` (the unbound `Page.render`) with each page's conversion kept."""
-    kept: dict[bytes, Conversion] = {}
+    """`render` (the unbound `Page.render`) with each page's conversion kept: those
+    of the last build and of this one, so an edit leaves no stale ones behind."""
+    kept: dict[str, dict[bytes, Conversion]] = {"last": {}, "this": {}}
     build: list = [None, b""]  # this build's files and their `build_inputs`
 
     @functools.wraps(render)
@@ -169,17 +173,18 @@ def memoized(render):
             return render(self, config, files)
         if build[0] is not files:  # the first page of a build
             build[:] = [files, build_inputs(config, files)]
-        identity = repr((self.markdown, self.file.src_uri, self.url)).encode()
-        key = hashlib.sha256(identity + build[1]).digest()
+            kept["last"], kept["this"] = kept["this"], {}
+        outputs = MarkdownConverter.counter if MarkdownConverter else 0  # for ids
+        identity = (self.markdown, self.file.src_uri, self.url, outputs)
+        key = hashlib.sha256(repr(identity).encode() + build[1]).digest()
         autorefs = config.plugins.get("autorefs")
-        if key in kept:
-            return replay(self, kept[key], files, autorefs)
+        if (found := kept["this"].get(key) or kept["last"].get(key)) is not None:
+            kept["this"][key] = found
+            return replay(self, found, files, autorefs)
         with Recording(self, autorefs) as recording:
             render(self, config, files)
         if not (recording.logged or recording.others):
-            if len(kept) >= MAX_KEPT:
-                kept.clear()
-            kept[key] = conversion(self, recording)
+            kept["this"][key] = conversion(self, recording)
 
     render_once.memoized = True
     return render_once

@@ -611,7 +611,7 @@ print([default, build, gc.get_threshold()])
 
 
 def test_builds_and_figure_workers_collect_cycles_less_often():
-    """The cyclic collector runs a tenth as often as Python's default in a build
+    """The cyclic collector runs a fourteenth as often as Python's default in a build
     and in the workers that draw its figures (1.7 of 11.5 CPU-s, now 0.6)."""
     import subprocess
 
@@ -621,3 +621,28 @@ def test_builds_and_figure_workers_collect_cycles_less_often():
     default, build, worker = ast.literal_eval(run.stdout.decode())
     assert build == worker == build_cache.COLLECTOR_THRESHOLDS
     assert build[0] >= 10 * default[0]
+
+
+SHARED_LINES = [
+    "x = (1,\n     2); import posenc_docs.rope\n",
+    "x = 1 + \\\n    2; from posenc_docs import alibi\n",
+    "@decorator\ndef f():\n    import posenc_docs.scaling\n    return 'results.json'\n",
+]
+
+
+def test_facts_read_per_statement_equal_the_whole_modules():
+    """Imports and file names gathered statement by statement (memoized per
+    statement) are those of each module parsed whole."""
+    paths = [*(ROOT / "posenc_docs").rglob("*.py"), *(ROOT / "hooks").glob("*.py")]
+    for path in paths:
+        source = path.read_text()
+        whole = build_cache._tree_facts(ast.parse(source), "posenc_docs")
+        assert build_cache._source_facts(source, "posenc_docs") == whole, path
+    assert len(paths) > 100
+
+
+@pytest.mark.parametrize("source", SHARED_LINES)
+def test_facts_of_statements_sharing_a_line(source):
+    whole = build_cache._tree_facts(ast.parse(source), None)
+    assert build_cache._source_facts(source, None) == whole
+    assert any(name.startswith("posenc_docs.") for name in whole[0])

@@ -874,7 +874,8 @@ class ServeSession:
     def __init__(self, root: Path, monkeypatch):
         from mkdocs.structure.pages import Page
 
-        monkeypatch.setattr(Page, "render", Page.render)  # unpatched after the test
+        render = getattr(Page.render, "__wrapped__", Page.render)  # no memo yet
+        monkeypatch.setattr(Page, "render", render)  # and none after the test
         self.root, self.converted = root, []
         original = markdown.Markdown.convert
 
@@ -923,6 +924,10 @@ def test_serve_rebuilds_convert_only_the_pages_whose_inputs_changed(
     assert edited["refs"] != first["refs"] and "More." in edited["refs"]
     assert 'href="../#shared-heading"' in edited["refs"]  # the anchor was replayed
     assert 'id="exec-2--later"' in edited["refs"]  # Ran's output still counted
+    ran = pages["docs/ran.md"] + '\n```python exec="on"\nprint("## Two")\n```\n'
+    write_files(tmp_path, {"docs/ran.md": ran})  # one output more before Refs'
+    assert 'id="exec-3--later"' in session.build()["refs"]
+    assert "# Refs" in session.converted  # its ids count on from Ran's outputs
     write_files(tmp_path, {"posenc_docs/x.py": "# --8<-- [start:a]\nA = 2\n"
                                                "# --8<-- [end:a]\n"})  # fmt: skip
     changed = session.build()
@@ -952,4 +957,7 @@ def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
     assert memo.keepable('# A\n\n--8<-- "posenc_docs/x.py:a"\n')
     assert not memo.keepable('--8<-- "docs/other.md"\n')  # outside the package
     assert not memo.keepable("--8<--\nposenc_docs/x.py\n--8<--\n")  # block form
-    assert not memo.keepable("::: posenc_docs.rope\n")  # mkdocstrings
+    assert not memo.keepable('--8<-- "posenc_docs/../docs/x.md"\n')
+    for autodoc in ("::: posenc_docs.rope", ":::posenc_docs.rope", "## ::: a.b"):
+        assert not memo.keepable(f"# A\n\n{autodoc}\n"), autodoc  # mkdocstrings
+    assert not memo.keepable('```python exec="on" session="s"\nx = 1\n```\n')
