@@ -240,6 +240,11 @@ def versions(libraries: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
+def file_digest(path: Path) -> bytes:
+    """SHA-256 of the file's bytes, read again only when its stamp changes."""
+    return _file_digest(path, _stamp(path))
+
+
 @lru_cache(maxsize=4096)
 def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
     return hashlib.sha256(path.read_bytes()).digest()
@@ -253,7 +258,7 @@ def dependency_digest(source: str, root: Path, name: str | None = None) -> bytes
         digest = hashlib.sha256()
         for path in dependencies(source, root, name):
             digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(_file_digest(path, _stamp(path)))
+            digest.update(file_digest(path))
         memo[(source, root, name)] = digest.digest()
     return memo[(source, root, name)]
 
@@ -266,7 +271,7 @@ def artifact_key(
     digest = hashlib.sha256(source.encode())
     digest.update(dependency_digest(source, root, name))
     own = Path(__file__)  # how artifacts are made here shapes them too
-    digest.update(_file_digest(own, _stamp(own)))
+    digest.update(file_digest(own))
     parts = [versions(LIBRARIES + tuple(libraries)), *extra]
     digest.update(json.dumps(parts, sort_keys=True, default=repr).encode())
     return digest.hexdigest()

@@ -31,6 +31,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import build_cache  # hooks/build_cache.py
 from mkdocs.structure.pages import Page
 
 try:  # counts converted outputs across pages for their ids
@@ -55,11 +56,6 @@ def keepable(markdown: str) -> bool:
     return all(PACKAGE_SNIPPET.match(rest) for rest in SNIPPET.findall(markdown))
 
 
-@functools.lru_cache(maxsize=4096)
-def _file_digest(path: Path, mtime_ns: int, size: int) -> bytes:
-    return hashlib.sha256(path.read_bytes()).digest()
-
-
 def _files_read(config) -> list[Path]:
     config_file = Path(config.config_file_path)
     paths = [config_file]
@@ -76,9 +72,8 @@ def build_inputs(config, files) -> bytes:
         digest.update(repr((file.src_uri, file.dest_uri, file.url)).encode())
         digest.update(repr(file.inclusion).encode())
     for path in _files_read(config):
-        stat = path.stat()
         digest.update(str(path).encode())
-        digest.update(_file_digest(path, stat.st_mtime_ns, stat.st_size))
+        digest.update(build_cache.file_digest(path))
     return digest.digest()
 
 
