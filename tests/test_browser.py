@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import tinycss2
 
+from posenc_docs.figures.spec import PAGE_BACKGROUNDS
 from posenc_docs.pages.install import WHEEL_PATH
 from tests.conftest import ROOT, mount_widget
 from tests.page_checks import FORMULAS, RAW_TEX, VISIBLE_TEXT, contrast
@@ -56,16 +57,30 @@ def test_math_is_rendered_by_local_katex(guarded, site_url):
     assert tab.blocked == [] and tab.errors == []
 
 
+# The first opaque background behind an element.
+BACKGROUND_BEHIND = """e => { for (; e; e = e.parentElement) {
+  const colour = getComputedStyle(e).backgroundColor;
+  if (colour !== 'rgba(0, 0, 0, 0)') return colour; } }"""
+
+
+def css_rgb(hex_colour: str) -> str:
+    red, green, blue = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
 def test_figures_follow_the_scheme_toggle(guarded, site_url):
     tab = guarded(color_scheme="light").without_cache()  # asserts what is fetched
     tab.page.goto(f"{site_url}/part1/clocks/", wait_until="networkidle")
     image = tab.page.locator("picture.posenc-figure img").first
     image.scroll_into_view_if_needed()
     assert image.evaluate("img => img.currentSrc").endswith("-light.svg")
+    assert image.evaluate(BACKGROUND_BEHIND) == css_rgb(PAGE_BACKGROUNDS["light"])
     tab.page.locator('label[for="__palette_1"]').click()  # the toggle to dark
     tab.page.wait_for_function(
         "img => img.currentSrc.endsWith('-dark.svg')", arg=image.element_handle()
     )
+    # the page the figures' data colours are chosen against (3:1, test_figures)
+    assert image.evaluate(BACKGROUND_BEHIND) == css_rgb(PAGE_BACKGROUNDS["dark"])
     tab.page.reload(wait_until="networkidle")  # the choice is saved: dark only
     tab.requested.clear()
     tab.page.reload(wait_until="networkidle")

@@ -6,13 +6,22 @@ same code)."""
 
 import io
 import re
+from itertools import combinations
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
 from posenc_docs.figures import FIGURES, draw, render
-from posenc_docs.figures.spec import SVG_RC, dark_variant
+from posenc_docs.figures.spec import (
+    DATA_COLOURS,
+    PAGE_BACKGROUNDS,
+    SVG_RC,
+    THEMES,
+    dark_variant,
+)
+from tests.page_checks import contrast
 
 
 def test_slugs_are_unique():
@@ -67,11 +76,72 @@ def test_served_svg_is_deterministic_and_its_dark_variant_is_the_dark_drawing(
         assert light == saved_by_savefig_alone(spec.slug, "light", phone)  # again
 
 
-def test_dark_variant_swaps_theme_colours_only():
+def test_dark_variant_swaps_theme_and_light_only_data_colours():
     light = b'<svg><path style="fill: #1F1F1F; stroke: #6b6b6b"/><g fill="#0072b2"/>'
+    light += b'<path style="stroke: #7a4a00"/><path style="stroke: #000000"/>'
     assert dark_variant(light) == (
         b'<svg><path style="fill: #e6e6e6; stroke: #a0a0a0"/><g fill="#0072b2"/>'
+        b'<path style="stroke: #e69f00"/><path style="stroke: #f0e442"/>'
     )
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_data_colour_has_3_to_1_contrast_on_its_page(theme):
+    """WCAG 1.4.11: a line or marker needs 3:1 against what it is drawn on.
+    Okabe & Ito's orange, sky blue and yellow have 2.3, 2.3 and 1.3 on white."""
+    page = PAGE_BACKGROUNDS[theme]
+    ratios = {c: round(contrast(c, page), 2) for c in DATA_COLOURS[theme]}
+    assert min(ratios.values()) >= 3, ratios
+
+
+# Machado, Oliveira & Fernandes (2009), severity 1, on linear RGB.
+CVD = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                   [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                     [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
+                   [0.004733, 0.691367, 0.303900]],
+    "typical": np.eye(3),
+}  # fmt: skip
+
+
+def cielab(hex_colour: str, seen_as) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour as a viewer with matrix ``seen_as`` sees it."""
+    srgb = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    linear = np.clip(np.asarray(seen_as) @ linear, 0, 1)
+    to_xyz = [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+              [0.0193, 0.1192, 0.9505]]  # fmt: skip
+    xyz = np.array(to_xyz) @ linear / [0.95047, 1.0, 1.08883]
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("vision", CVD)
+def test_data_colours_stay_apart_under_colour_vision_deficiencies(theme, vision):
+    """Every two data colours differ by a CIELAB distance of at least 15 as each
+    common deficiency sees them (Okabe & Ito's closest pair, green and sky blue
+    under tritanopia, is 16.1 apart)."""
+    lab = {c: cielab(c, CVD[vision]) for c in DATA_COLOURS[theme]}
+    gaps = {(a, b): np.linalg.norm(lab[a] - lab[b]) for a, b in combinations(lab, 2)}
+    closest = min(gaps, key=gaps.get)
+    assert gaps[closest] >= 15, (closest, round(gaps[closest], 1))
+
+
+@pytest.mark.build
+def test_each_served_figure_uses_only_its_own_themes_data_colours(site_dir):
+    light_only = set(DATA_COLOURS["light"]) - set(DATA_COLOURS["dark"])
+    dark_only = set(DATA_COLOURS["dark"]) - set(DATA_COLOURS["light"])
+    wrong = {}
+    for svg in sorted((site_dir / "figures").glob("*.svg")):
+        other = dark_only if svg.stem.endswith("-light") else light_only
+        used = set(re.findall(r"#[0-9a-f]{6}\b", svg.read_text().lower()))
+        if found := used & {c.lower() for c in other}:
+            wrong[svg.name] = sorted(found)
+    assert len(list((site_dir / "figures").glob("*.svg"))) > 100
+    assert wrong == {}
 
 
 def test_the_id_renaming_keeps_structure():

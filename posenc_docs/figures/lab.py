@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import CELL_INK, OKABE_ITO, themed
+from posenc_docs.figures.style import CELL_INK, data_colour, themed
 from posenc_docs.lab import paper
 from posenc_docs.lab.results import (
     LABELS,
@@ -18,29 +18,30 @@ from posenc_docs.lab.results import (
     settings,
 )
 
-# One colour, marker and line per model, the same in every panel; a fine-tuned
-# model has its method's colour and a dashed line.
+# One data colour (its index), marker and line per model, the same in every
+# panel; a fine-tuned model has its method's colour and a dashed line.
 STYLE = {
-    "none": ("#999999", "v", "-"),
-    "learned": (OKABE_ITO[1], "s", "-"),
-    "sinusoidal": (OKABE_ITO[5], "o", "-"),
-    "rope": (OKABE_ITO[0], "D", "-"),
-    "alibi": (OKABE_ITO[2], "^", "-"),
-    "T5 bias": (OKABE_ITO[3], "P", "-"),
-    "pi": (OKABE_ITO[4], "<", "-"),
-    "ntk": (OKABE_ITO[3], "P", "-"),
-    "dynamic": ("#999999", "X", "-"),
-    "yarn": (OKABE_ITO[1], ">", "-"),
-    "llama3": (OKABE_ITO[5], "*", "-"),
-    "ft_rope": (OKABE_ITO[0], "D", "--"),
-    "ft_pi": (OKABE_ITO[4], "<", "--"),
-    "ft_yarn": (OKABE_ITO[1], ">", "--"),
+    "none": (7, "v", "-"),
+    "learned": (1, "s", "-"),
+    "sinusoidal": (5, "o", "-"),
+    "rope": (0, "D", "-"),
+    "alibi": (2, "^", "-"),
+    "T5 bias": (3, "P", "-"),
+    "pi": (4, "<", "-"),
+    "ntk": (3, "P", "-"),
+    "dynamic": (7, "X", "-"),
+    "yarn": (1, ">", "-"),
+    "llama3": (5, "*", "-"),
+    "ft_rope": (0, "D", "--"),
+    "ft_pi": (4, "<", "--"),
+    "ft_yarn": (1, ">", "--"),
 }
 CMAP = "cividis"  # sequential, readable with every common colour-vision deficiency
 
 
 def _curve(ax, name, x, y, label, band=None, bars=False):
     colour, marker, line = STYLE[name]
+    colour = data_colour(colour)
     ax.plot(x, y, color=colour, marker=marker, ls=line, label=label, lw=1.8, ms=5)
     if band is None:  # else the lowest and highest seed: a bar at each x, or a band
         return
@@ -71,7 +72,7 @@ def _seed_curve(ax, name, experiment, results, dodge=None):
     _curve(ax, name, x, scale * seeds.mean(1), label, band, bars=dodge is not None)
     if failed:  # a cross where the next value would be, named in the legend
         where = (shift * c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
-        ax.plot(*where, marker="x", color=STYLE[name][0], ms=7, mew=2)
+        ax.plot(*where, marker="x", color=data_colour(STYLE[name][0]), ms=7, mew=2)
 
 
 def _floor(ax, results, colours):

@@ -7,12 +7,13 @@ cheap.
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import NullLocator
 
 from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import DIVERGING, OKABE_ITO, SEE_THROUGH, themed
+from posenc_docs.figures.style import DIVERGING, SEE_THROUGH, data_colour, themed
 from posenc_docs.pages import part1, part2_basics
 
 
@@ -25,7 +26,7 @@ def encoding_with_rows(n_positions: int, d: int, a: int, b: int, *, theme: str):
             values, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto",
             interpolation="nearest",
         )  # fmt: skip
-        for name, pos, color in (("A", a, OKABE_ITO[1]), ("B", b, OKABE_ITO[2])):
+        for name, pos, color in (("A", a, data_colour(1)), ("B", b, data_colour(2))):
             ax.axhline(pos, color=color, linewidth=2.5)
             ax.text(d * 0.55, pos - 1.5, f"{name} = {pos}", color=colors["fg"],
                     bbox={"facecolor": colors["grid"], "edgecolor": color})  # fmt: skip
@@ -44,11 +45,11 @@ def two_positions(d: int, a: int, b: int, *, theme: str):
         fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5.4))
         fig.subplots_adjust(left=0.11, right=0.97, top=0.9, bottom=0.1, hspace=0.6)
         dims = np.arange(d)
-        top.plot(dims, pe_a, "o", color=OKABE_ITO[1], markersize=5, label=f"PE({a})")
-        top.plot(dims, pe_b, "s", color=OKABE_ITO[2], markersize=4, label=f"PE({b})")
+        top.plot(dims, pe_a, "o", color=data_colour(1), markersize=5, label=f"PE({a})")
+        top.plot(dims, pe_b, "s", color=data_colour(2), markersize=4, label=f"PE({b})")
         top.set(xlabel="dimension", ylabel="value")
         top.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
-        bottom.bar(np.arange(d // 2), per_pair, color=OKABE_ITO[0])
+        bottom.bar(np.arange(d // 2), per_pair, color=data_colour(0))
         bottom.axhline(0, color=colors["muted"], linewidth=0.8)
         bottom.set(xlabel="pair i", ylabel="sin·sin + cos·cos")
         bottom.set_title(
@@ -70,7 +71,7 @@ def offset_curves(d: int, starts: tuple, max_offset: int, *, theme: str):
             first = n == 0  # a wide grey band, the others drawn thin inside it
             ax.plot(
                 offsets, sims, linestyle="-" if first else (0, (4, 1 + 2 * n)),
-                color=colors["muted"] if first else OKABE_ITO[n],
+                color=colors["muted"] if first else data_colour(n),
                 linewidth=7 if first else 1.8, alpha=0.6 if first else 1,
                 label=f"A = {start:,}",
             )  # fmt: skip
@@ -97,7 +98,7 @@ def rope_rotation(
             ax.add_patch(plt.Circle((0, 0), 1, fill=False, color=colors["grid"]))
             for m in range(n_positions):
                 x, y = rope.apply_rope(start, [m], inv_freq=np.array([theta]))[0]
-                color = OKABE_ITO[m % len(OKABE_ITO)]
+                color = data_colour(m)
                 ax.annotate("", (x, y), (0, 0), arrowprops={
                     "arrowstyle": "-|>", "color": color, "lw": 2})  # fmt: skip
                 ax.text(1.22 * x, 1.22 * y, f"m={m}", ha="center", va="center")
@@ -126,7 +127,7 @@ def alibi_picture(
         fig.colorbar(image, ax=left, shrink=0.8, label="bias")
         distance = np.arange(max_distance + 1)
         for h, m in enumerate(slopes):
-            right.plot(distance, -m * distance, color=OKABE_ITO[h % len(OKABE_ITO)])
+            right.plot(distance, -m * distance, color=data_colour(h))
         right.set(xlabel="distance i − j", ylabel="bias −m·(i − j)", ylim=(-20, 0.5))
         right.set_title(f"all {n_heads} heads: straight lines,\nslopes 1/2 to 1/256")
     return fig
@@ -143,7 +144,7 @@ def learned_wall(max_len: int, d: int, shown: int, *, theme: str):
         )  # fmt: skip
         ax.axvspan(max_len - 0.5, shown - 0.5, facecolor="none", hatch="//",
                    edgecolor=colors["muted"])  # fmt: skip
-        ax.axvline(max_len - 0.5, color=OKABE_ITO[5], linewidth=3)
+        ax.axvline(max_len - 0.5, color=data_colour(5), linewidth=3)
         ax.text(
             (max_len + shown) / 2, d / 2, f"no row for\nposition ≥ {max_len}",
             ha="center", va="center", color=colors["fg"],
@@ -162,12 +163,12 @@ def clock_periods(d: int, train_lengths: tuple, *, theme: str):
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4))
         fig.subplots_adjust(left=0.12, right=0.97, top=0.91, bottom=0.13)
-        ax.semilogy(np.arange(d // 2), periods, color=OKABE_ITO[0], linewidth=2.5)
+        ax.semilogy(np.arange(d // 2), periods, color=data_colour(0), linewidth=2.5)
         ax.yaxis.set_minor_locator(NullLocator())
         ax.axhline(ceiling, color=colors["muted"], linestyle="--")
         ax.text(2, ceiling * 1.4, f"2π·10000 = {ceiling:,.0f} (no pair gets there)")
         for n, length in enumerate(train_lengths):
-            ax.axhline(length, color=OKABE_ITO[n + 1], linestyle=":", linewidth=2)
+            ax.axhline(length, color=data_colour(n + 1), linestyle=":", linewidth=2)
             ax.text(2, length * 1.3, f"{length:,} positions")
         ax.annotate(
             f"pair {d // 2 - 1}: {periods[-1]:,.0f}", (d // 2 - 1, periods[-1]),
@@ -185,7 +186,10 @@ def phase_gaps(d: int, train_len: int, far: int, *, theme: str):
     with themed(theme):
         fig, ax = plt.subplots(figsize=(7, 3.9))
         fig.subplots_adjust(left=0.13, right=0.97, top=0.9, bottom=0.14)
-        for pos, color, width in ((far, OKABE_ITO[5], 2), (train_len, OKABE_ITO[2], 3)):
+        for pos, color, width in (
+            (far, data_colour(5), 2),
+            (train_len, data_colour(2), 3),
+        ):
             gap = part1.phase_gap(pos, train_len, d)  # (d/2,)
             ax.plot(pairs, gap, color=color, linewidth=width, label=f"PE({pos:,})")
         ax.set_xlabel("pair i (fast → slow)")
@@ -220,7 +224,7 @@ def insertion_points(*, theme: str):
         fig.subplots_adjust(left=0.01, right=0.99, top=0.99, bottom=0.01)
         ys = np.arange(len(steps))[::-1] * 1.0
         for (label, point), y in zip(steps, ys, strict=True):
-            fill = OKABE_ITO[point - 1] + "66" if point else "none"
+            fill = to_rgba(data_colour(point - 1), 0.4) if point else "none"
             _box(ax, y, label, fill, colors["fg"])
             if point:
                 ax.text(8.35, y, f"insertion\npoint {point}", va="center")

@@ -9,8 +9,8 @@ from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import (
     CELL_INK,
     DIVERGING,
-    OKABE_ITO,
     SEE_THROUGH,
+    data_colour,
     log_binned,
     themed,
 )
@@ -61,18 +61,18 @@ def wavelength_ladder(d: int, base: float = 10000.0, *, theme: str):
     pairs = np.arange(d // 2)
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-        ax.semilogy(pairs, lengths, color=OKABE_ITO[0], lw=2, label="pair wavelength")
+        ax.semilogy(pairs, lengths, color=data_colour(0), lw=2, label="pair wavelength")
         limit = part2_basics.limit_wavelength(base)
-        ax.axhline(limit, color=OKABE_ITO[5], ls="--", lw=1.5)
+        ax.axhline(limit, color=data_colour(5), ls="--", lw=1.5)
         ax.text(
             0,
             limit * 1.25,
             f"2π·{base:g} = {limit:,.0f} (never reached)",
-            color=OKABE_ITO[5],
+            color=data_colour(5),
             fontsize=10,
         )
         marked = pairs[:: d // 8].tolist() + [d // 2 - 1]
-        ax.plot(marked, lengths[marked], "o", color=OKABE_ITO[0])
+        ax.plot(marked, lengths[marked], "o", color=data_colour(0))
         for i in marked:
             ax.annotate(
                 f"{lengths[i]:.3g}" if lengths[i] < 1000 else f"{lengths[i]:,.0f}",
@@ -97,18 +97,18 @@ def rope_long_term_decay(d: int, base: float, near: int, far: int, *, theme: str
     centre, low, mean, high = log_binned(bound, 90)
     with themed(theme):
         fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.8), layout="constrained")
-        left.plot(np.arange(near + 1), bound[: near + 1], color=OKABE_ITO[0])
+        left.plot(np.arange(near + 1), bound[: near + 1], color=data_colour(0))
         left.set_title(f"0 to {near} (as in RoFormer Fig. 2)", fontsize=10)
         right.fill_between(
             centre,
             low,
             high,
-            color=OKABE_ITO[2],
+            color=data_colour(2),
             alpha=0.35,
             lw=0,
             label="range within bin",
         )
-        right.semilogx(centre, mean, color=OKABE_ITO[2], label="mean within bin")
+        right.semilogx(centre, mean, color=data_colour(2), label="mean within bin")
         right.set_title(f"1 to {far:,}, log scale", fontsize=10)
         right.legend(fontsize=9, loc="upper right")
         for ax in (left, right):

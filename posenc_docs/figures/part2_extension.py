@@ -11,7 +11,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from posenc_docs import rope, scaling
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import data_colour, themed
 from posenc_docs.pages import models, part2_extension
 
 MARKERS = ("o", "s", "^", "D")
@@ -61,7 +61,7 @@ def _curves(theme: str, title: str, curves: list, lengths: list, ymax: float):
                 marker=MARKERS[k % len(MARKERS)],
                 markersize=3.5,
                 linewidth=1.6,
-                color=OKABE_ITO[k],
+                color=data_colour(k),
                 label=label,
             )
         _scale_axes(ax, title, ymax)
@@ -79,7 +79,7 @@ def pair_wavelengths(names: tuple, *, theme: str):
             length = model.max_position_embeddings
             turns = wavelength < length
             pairs = np.arange(len(wavelength))
-            color = OKABE_ITO[k]
+            color = data_colour(k)
             ax.plot(pairs, wavelength, color=color, linewidth=1.2, alpha=0.7)
             ax.scatter(pairs[turns], wavelength[turns], s=14, color=color,
                        label=f"{name}: turns within {length:,}")  # fmt: skip
@@ -213,7 +213,7 @@ def ramp_comparison(name: str, *, theme: str):
         fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
         for k, (key, label) in enumerate(curves):
             ax.plot(ramps["turns"], ramps[key], marker=MARKERS[k], markersize=3.5,
-                    linewidth=1.6, color=OKABE_ITO[k], label=label)  # fmt: skip
+                    linewidth=1.6, color=data_colour(k), label=label)  # fmt: skip
         ax.set_xscale("log")
         ax.set_xlim(0.3, 100)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))

@@ -5,7 +5,7 @@ import numpy as np
 
 from posenc_docs import mrope, rope, scaling
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import data_colour, themed
 from posenc_docs.pages import part3_axes
 
 MARKERS = ("o", "s", "^")
@@ -24,7 +24,7 @@ def pair_axes(layouts: tuple, base: float, span: int, *, theme: str):
             for k, name in enumerate(mrope.AXES):
                 own = np.flatnonzero(axes == k)
                 ax.scatter(own, wavelength[own], s=16, marker=MARKERS[k],
-                           color=OKABE_ITO[k], label=name)  # fmt: skip
+                           color=data_colour(k), label=name)  # fmt: skip
             ax.axhline(span, color=colors["muted"], linestyle="--", linewidth=1)
             ax.annotate(
                 f"{span} positions",

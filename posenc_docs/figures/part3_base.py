@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, log_binned, themed
+from posenc_docs.figures.style import data_colour, log_binned, themed
 from posenc_docs.pages import models, part2_extension, part3_base
 
 MARKERS = ("o", "s", "^", "D", "v")
@@ -19,7 +19,7 @@ def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
             turning = [
                 part2_extension.turn_census(d, b, length).full_turn for b in bases
             ]
-            ax.step(bases, turning, where="post", color=OKABE_ITO[k], linewidth=1.6,
+            ax.step(bases, turning, where="post", color=data_colour(k), linewidth=1.6,
                     label=f"L = {length:,}")  # fmt: skip
         for k, name in enumerate(names):
             m = models.get(name)
@@ -44,7 +44,9 @@ def cosine_sums(d: int, length: int, bases: tuple, *, theme: str):
         fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
         for k, base in enumerate(bases):
             x, b_m, _, _ = log_binned(part3_base.cosine_sum(m, d, base), 1500)
-            ax.plot(x, b_m, color=OKABE_ITO[k], linewidth=1.4, label=f"b = {base:,.0f}")
+            ax.plot(
+                x, b_m, color=data_colour(k), linewidth=1.4, label=f"b = {base:,.0f}"
+            )
         ax.axhline(0, color=colors["muted"], linestyle="--", linewidth=1)
         ax.set_xscale("log")
         ax.set_xlabel("distance m, tokens (log)")

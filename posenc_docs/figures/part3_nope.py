@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import data_colour, themed
 from posenc_docs.pages import part3_nope
 
 STYLES = ("-", "--", ":")
@@ -17,7 +17,7 @@ def temperatures(length: int, max_tokens: int, *, theme: str):
         fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
         for k, (name, tau) in enumerate(part3_nope.scales(n - 1, length).items()):
             steps = "steps-post" if name.startswith("Llama 4") else "default"
-            ax.plot(n, tau, linestyle=STYLES[k], linewidth=2, color=OKABE_ITO[k],
+            ax.plot(n, tau, linestyle=STYLES[k], linewidth=2, color=data_colour(k),
                     label=name, drawstyle=steps)  # fmt: skip
         ax.axvline(length, color=colors["muted"], linestyle="--", linewidth=1)
         ax.set_xscale("log")

@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import data_colour, themed
 from posenc_docs.pages import models
 
 ROTATED_LAST = ("DeepSeek-V3",)  # HF concatenates (q_nope, q_pe): rope dims last
@@ -23,7 +23,7 @@ def head_layouts(names: tuple, *, theme: str):
                 if name in ROTATED_LAST
                 else [(0, r), (r, d - r)]
             )
-            ax.broken_barh([spans[0]], (row - 0.35, 0.7), color=OKABE_ITO[0])
+            ax.broken_barh([spans[0]], (row - 0.35, 0.7), color=data_colour(0))
             ax.broken_barh([spans[1]], (row - 0.35, 0.7), color=colors["grid"])
             ax.annotate(
                 f"{r} of {d}", xy=(d, row), xytext=(5, 0),
@@ -37,7 +37,7 @@ def head_layouts(names: tuple, *, theme: str):
         ax.set_xlabel("feature index within one head's q·k")
         ax.set_title("Which features of a head are rotated", fontsize=11)
         fig.legend(
-            handles=[Patch(color=OKABE_ITO[0], label="rotated: carries position"),
+            handles=[Patch(color=data_colour(0), label="rotated: carries position"),
                      Patch(color=colors["grid"], label="passed through: content only")],
             loc="outside lower center", ncols=2, fontsize=9,
         )  # fmt: skip

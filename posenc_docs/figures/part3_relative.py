@@ -5,7 +5,7 @@ import numpy as np
 
 from posenc_docs import relative_bias
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, themed
+from posenc_docs.figures.style import data_colour, themed
 from posenc_docs.pages import models
 
 
@@ -26,7 +26,7 @@ def buckets_by_distance(name: str, reach: int, *, theme: str):
                 num_buckets=num_buckets,
                 max_distance=max_distance,
             )
-            ax.step(distance, bucket, where="mid", color=OKABE_ITO[k],
+            ax.step(distance, bucket, where="mid", color=data_colour(k),
                     linewidth=1.8, label=label)  # fmt: skip
         for x in (-max_distance, max_distance):
             ax.axvline(x, color=colors["muted"], linestyle="--", linewidth=1)

@@ -6,7 +6,7 @@ from matplotlib.colors import ListedColormap
 
 from posenc_docs import windows
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import OKABE_ITO, SEE_THROUGH, themed
+from posenc_docs.figures.style import SEE_THROUGH, data_colour, themed
 from posenc_docs.pages import part3_windows
 
 
@@ -29,7 +29,7 @@ def masks(n_tokens: int, window: int, n_sink: int, *, theme: str):
         f"{n_sink} sinks + window {window}": _sink_mask(n_tokens, n_sink, window),
     }
     with themed(theme) as colors:
-        cmap = ListedColormap([SEE_THROUGH, OKABE_ITO[0]])  # 0: the grid shows
+        cmap = ListedColormap([SEE_THROUGH, data_colour(0)])  # 0: the grid shows
         fig, axes = plt.subplots(1, 3, figsize=(5.6, 2.5), layout="constrained")
         for ax, (title, mask) in zip(axes, panels.items(), strict=True):
             ax.set_facecolor(colors["grid"])
@@ -52,15 +52,16 @@ def layer_mix(stacks: tuple, *, theme: str):
         ):
             types = windows.layer_types(num_layers, pattern)
             is_global = np.array([t == "full_attention" for t in types])
+            local_global = ListedColormap([data_colour(0), data_colour(5)])
             ax.imshow(is_global[None, :], aspect="auto", vmin=0, vmax=1,
-                      cmap=ListedColormap([OKABE_ITO[0], OKABE_ITO[1]]))  # fmt: skip
+                      cmap=local_global)  # fmt: skip
             ax.set_yticks([0], [name])
             ax.set_xticks(range(0, num_layers, 5))
             ax.tick_params(length=0)
             for spine in ax.spines.values():
                 spine.set_visible(False)
         np.atleast_1d(axes)[-1].set_xlabel(
-            "layer index (blue: local, sliding window; orange: global)",
+            "layer index (blue: local, sliding window; red-orange: global)",
             color=colors["fg"],
         )
     return fig

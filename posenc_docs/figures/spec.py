@@ -9,15 +9,33 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 THEMES = ("light", "dark")
-# The only colours that differ between the themes: figures take them from
-# ``style.themed`` and draw data, cells and rasters in colours both themes share.
+# Text, axes and grid colours: figures take them from ``style.themed``.
 THEME_COLOURS = {
     "light": {"fg": "#1f1f1f", "muted": "#6b6b6b", "grid": "#d9d9d9"},
     "dark": {"fg": "#e6e6e6", "muted": "#a0a0a0", "grid": "#4a4a4a"},
 }
+# Data colours, "C0" to "C7" in a figure (``style.themed`` makes them the colour
+# cycle). Dark: Okabe & Ito's seven (2008) and a grey, each at least 3:1 against
+# the dark page. Light: the same where they reach 3:1 against white; Okabe & Ito's
+# orange, sky blue and yellow (2.3, 2.3 and 1.3:1) give way to brown, indigo and
+# black, which keep every pair as far apart under protanopia, deuteranopia and
+# tritanopia as the seven are (``tests/test_figures.py`` checks both).
+DATA_COLOURS = {
+    "light": ("#0072B2", "#7A4A00", "#009E73", "#CC79A7",
+              "#3A3A98", "#D55E00", "#000000", "#545454"),
+    "dark": ("#0072B2", "#E69F00", "#009E73", "#CC79A7",
+             "#56B4E9", "#D55E00", "#F0E442", "#CCCCCC"),
+}  # fmt: skip
+# The page a figure sits on: Material's default and slate backgrounds.
+PAGE_BACKGROUNDS = {"light": "#ffffff", "dark": "#1e2129"}
 _TO_DARK = {
-    THEME_COLOURS["light"][role]: THEME_COLOURS["dark"][role]
-    for role in THEME_COLOURS["light"]
+    light.lower(): dark.lower()
+    for light, dark in zip(
+        [*THEME_COLOURS["light"].values(), *DATA_COLOURS["light"]],
+        [*THEME_COLOURS["dark"].values(), *DATA_COLOURS["dark"]],
+        strict=True,
+    )
+    if light != dark
 }
 _LIGHT_COLOUR = re.compile("|".join(_TO_DARK), re.IGNORECASE)
 # The phone variant: drawn narrower with no text under PHONE_MIN_FONT points, so at

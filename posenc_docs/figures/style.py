@@ -8,18 +8,8 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from posenc_docs.figures.spec import THEME_COLOURS  # noqa: E402
+from posenc_docs.figures.spec import DATA_COLOURS, THEME_COLOURS  # noqa: E402
 
-# Okabe & Ito (2008), distinguishable under the common colour-vision deficiencies.
-OKABE_ITO = [
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#CC79A7",
-    "#56B4E9",
-    "#D55E00",
-    "#F0E442",
-]
 # ColorBrewer RdBu: colour-blind safe; negative blue, positive red.
 DIVERGING = "RdBu_r"
 
@@ -32,7 +22,9 @@ SEE_THROUGH = (0.0, 0.0, 0.0, 0.0)
 
 @contextmanager
 def themed(theme: str):
-    """Matplotlib settings for ``theme`` ("light" or "dark"); transparent."""
+    """Matplotlib settings for ``theme`` ("light" or "dark"); transparent.
+
+    Its data colours are ``spec.DATA_COLOURS[theme]``, read by ``data_colour``."""
     if theme not in THEME_COLOURS:
         choices = sorted(THEME_COLOURS)
         raise ValueError(f"theme must be one of {choices}, got {theme!r}")
@@ -47,12 +39,23 @@ def themed(theme: str):
         "xtick.color": c["fg"],
         "ytick.color": c["fg"],
         "grid.color": c["grid"],
-        "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+        "axes.prop_cycle": matplotlib.cycler(color=DATA_COLOURS[theme]),
         "font.size": 10,
         "legend.frameon": False,
     }
     with plt.rc_context(rc):
         yield c
+
+
+def data_colour(k: int) -> str:
+    """Data colour k (mod 8) of the theme ``themed`` has set.
+
+    Resolved now: a line would resolve "Ck" only when drawn, after the theme's
+    context. In a raster (``imshow``), which the dark variant cannot recolour, use
+    a colour both themes share (0, 2, 3 or 5).
+    """
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return colours[k % len(colours)]
 
 
 def log_binned(values: np.ndarray, n_bins: int):
