@@ -1,18 +1,22 @@
 """Every figure, desktop and phone variant, laid out as drawn: no text on top of
 data (lines, markers, scatter points), no text on top of other text, no text cut
 off at the figure's edge, no text across a drawn frame (a plot's spines, a colour
-bar's outline: a bar label over the spine, an axis label under a colour bar).
-Geometry comes from matplotlib's own renderer, in display pixels: text extents from
+bar's outline: a bar label over the spine, an axis label under a colour bar), no
+text on an image cell with less than 4.5:1 contrast (WCAG 1.4.3). Geometry comes
+from matplotlib's own renderer, in display pixels: text extents from
 ``Text.get_window_extent``, data from the artists' paths."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.collections import PathCollection
+from matplotlib.colors import to_hex
+from matplotlib.image import AxesImage
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
 from posenc_docs.figures import FIGURES, draw
+from tests.page_checks import contrast
 
 STEP = 1.0  # px between points sampled along a line segment
 PAD = 0.5  # px a text box is shrunk by before testing, so touching is allowed
@@ -108,6 +112,43 @@ def crosses(extent, frame) -> bool:
     return extent.padded(-PAD).overlaps(frame) and not wholly
 
 
+def cell_under(image: AxesImage, x: float, y: float):
+    """The RGBA of ``image``'s cell at data point (x, y); None off it or masked."""
+    values = image.get_array()
+    left, right, bottom, top = image.get_extent()
+    first_row_at = top if image.origin == "upper" else bottom
+    last_row_at = bottom if image.origin == "upper" else top
+    row = int(
+        np.floor((y - first_row_at) / (last_row_at - first_row_at) * values.shape[0])
+    )
+    col = int(np.floor((x - left) / (right - left) * values.shape[1]))
+    if not (0 <= row < values.shape[0] and 0 <= col < values.shape[1]):
+        return None
+    if np.ma.is_masked(values[row, col]):
+        return None
+    return image.to_rgba(values[row, col])
+
+
+def low_contrast_on_cells(fig) -> list[str]:
+    """Texts written on an image cell with under 4.5:1 against the cell, or
+    against their own box if it is opaque."""
+    defects = []
+    for ax in fig.axes:
+        for image in (a for a in ax.get_children() if isinstance(a, AxesImage)):
+            for text in ax.texts:
+                anchor = text.get_transform().transform(text.get_position())
+                cell = cell_under(image, *ax.transData.inverted().transform(anchor))
+                if cell is None or cell[3] < 1:  # off the image, or see-through
+                    continue
+                box = text.get_bbox_patch()
+                if box is not None and box.get_facecolor()[3] == 1:
+                    cell = box.get_facecolor()
+                ratio = contrast(to_hex(text.get_color()), to_hex(cell))
+                if ratio < 4.5:
+                    defects.append(f"{text.get_text()!r} is {ratio:.2f}:1 on its cell")
+    return defects
+
+
 def layout_defects(fig) -> list[str]:
     drawn = drawn_texts(fig)
     renderer = fig.canvas.get_renderer()
@@ -128,7 +169,7 @@ def layout_defects(fig) -> list[str]:
         for second, b in boxes[i + 1 :]:
             if a.padded(-PAD).overlaps(b.padded(-PAD)):
                 defects.append(f"{first!r} overlaps {second!r}")
-    return defects
+    return defects + low_contrast_on_cells(fig)
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
@@ -147,6 +188,17 @@ def test_the_check_sees_a_label_on_a_line():
     ax.text(0.5, 0.5, "on the line", ha="center", va="center")
     ax.text(0.05, 0.9, "clear of it")
     assert layout_defects(fig) == ["'on the line' lies on data"]
+    plt.close(fig)
+
+
+def test_the_check_sees_faint_text_on_a_cell():
+    fig, ax = plt.subplots()
+    ax.imshow([[0.0, 1.0]], cmap="gray", vmin=0, vmax=1)  # a black and a white cell
+    ax.text(0, 0, "white on black", color="white")
+    ax.text(1, 0, "silver on white", color="#c0c0c0")
+    ax.text(5, 5, "off the image", color="white")
+    ax.text(0, 0, "boxed", color="black", bbox={"facecolor": "white"})  # own ground
+    assert low_contrast_on_cells(fig) == ["'silver on white' is 1.82:1 on its cell"]
     plt.close(fig)
 
 

@@ -12,6 +12,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from matplotlib import colormaps
+from matplotlib.colors import to_hex, to_rgba
 
 from posenc_docs.figures import FIGURES, draw, render
 from posenc_docs.figures.spec import (
@@ -21,6 +25,7 @@ from posenc_docs.figures.spec import (
     THEMES,
     dark_variant,
 )
+from posenc_docs.figures.style import CELL_INKS, ink_on
 from tests.page_checks import contrast
 
 
@@ -78,11 +83,24 @@ def test_served_svg_is_deterministic_and_its_dark_variant_is_the_dark_drawing(
 
 def test_dark_variant_swaps_theme_and_light_only_data_colours():
     light = b'<svg><path style="fill: #1F1F1F; stroke: #6b6b6b"/><g fill="#0072b2"/>'
-    light += b'<path style="stroke: #7a4a00"/><path style="stroke: #000000"/>'
+    light += b'<path style="stroke: #7a4a00"/><path style="stroke: #262626"/>'
     assert dark_variant(light) == (
         b'<svg><path style="fill: #e6e6e6; stroke: #a0a0a0"/><g fill="#0072b2"/>'
         b'<path style="stroke: #e69f00"/><path style="stroke: #f0e442"/>'
     )
+
+
+@given(st.tuples(*[st.integers(0, 255)] * 3))
+def test_ink_on_a_cell_has_4_5_to_1_on_any_colour(rgb):
+    cell = "#{:02x}{:02x}{:02x}".format(*rgb)
+    assert contrast(ink_on(to_rgba(cell)), cell) >= 4.5
+
+
+@pytest.mark.parametrize("cmap", ["RdBu_r", "cividis", "Blues_r", "viridis_r"])
+def test_ink_on_is_the_better_of_black_and_white_on_the_colour_maps(cmap):
+    for cell in map(to_hex, colormaps[cmap](np.linspace(0, 1, 257))):
+        best = max(CELL_INKS, key=lambda ink: contrast(ink, cell))
+        assert ink_on(to_rgba(cell)) == best, cell
 
 
 @pytest.mark.parametrize("theme", THEMES)

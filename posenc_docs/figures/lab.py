@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import CELL_INK, data_colour, themed
+from posenc_docs.figures.style import data_colour, ink_on, themed
 from posenc_docs.lab import paper
 from posenc_docs.lab.results import (
     LABELS,
@@ -183,7 +183,7 @@ def _grid(ax, name, results, colours):
     image = ax.imshow(grid, cmap=CMAP, vmin=0, vmax=100, aspect="auto")
     for (row, col), value in np.ndenumerate(grid):
         text = "—" if np.isnan(value) else f"{value:.0f}"
-        ink = CELL_INK if value >= 60 else "#f2f2f2"  # readable on either end
+        ink = ink_on(image.to_rgba(value))
         ax.text(col, row, text, ha="center", va="center", fontsize=8, color=ink)
         if np.isnan(value):
             ax.texts[-1].set_color(colours["fg"])

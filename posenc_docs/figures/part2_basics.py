@@ -7,20 +7,20 @@ from matplotlib.colors import LogNorm
 from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import (
-    CELL_INK,
     DIVERGING,
     SEE_THROUGH,
     data_colour,
+    ink_on,
     log_binned,
     themed,
 )
 from posenc_docs.pages import part2_basics
 
 
-def _print_values(ax, values: np.ndarray):
+def _print_values(ax, image, values: np.ndarray):
     """Print each cell's value on it, in ink readable on the cell's colour."""
     for (row, col), value in np.ndenumerate(values):
-        ink = "white" if abs(value) > 0.6 else CELL_INK
+        ink = ink_on(image.to_rgba(value))
         label = f"{value:.2f}".replace("-", "\N{MINUS SIGN}")
         ax.text(col, row, label, ha="center", va="center", color=ink, fontsize=9)
 
@@ -36,7 +36,7 @@ def annotated_encoding_grid(n_positions: int, d: int, *, stacked: bool = False,
         fig, ax = plt.subplots(figsize=(6.4, 6.2 if stacked else 5.4),
                                layout="constrained")  # fmt: skip
         image = ax.imshow(values, cmap=DIVERGING, vmin=-1, vmax=1)
-        _print_values(ax, values)
+        _print_values(ax, image, values)
         ax.set_xticks(np.arange(d))
         ax.set_yticks(np.arange(n_positions))
         ax.set_xlabel("dimension (even = sin, odd = cos)" + ("\n" if stacked else "; ")

@@ -13,8 +13,9 @@ from posenc_docs.figures.spec import DATA_COLOURS, THEME_COLOURS  # noqa: E402
 # ColorBrewer RdBu: colour-blind safe; negative blue, positive red.
 DIVERGING = "RdBu_r"
 
-# Text on a light data cell, in both themes (not a theme colour, so it stays dark).
-CELL_INK = "#1a1a1a"
+# Text on a data cell, in both themes (neither is a theme or data colour, so the
+# dark variant keeps them): on any colour one of the two has at least 4.58:1.
+CELL_INKS = ("#000000", "#ffffff")
 # Masked cells of an image are see-through: the axes behind them is painted in the
 # theme's grid colour, a vector shape that follows the theme.
 SEE_THROUGH = (0.0, 0.0, 0.0, 0.0)
@@ -56,6 +57,19 @@ def data_colour(k: int) -> str:
     """
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     return colours[k % len(colours)]
+
+
+def ink_on(cell) -> str:
+    """The one of CELL_INKS with more contrast on the RGBA colour ``cell``.
+
+    With WCAG's relative luminance L of the cell, black's contrast is
+    (L + 0.05) / 0.05 and white's 1.05 / (L + 0.05): black wins when L > 0.179,
+    where both are 4.58.
+    """
+    srgb = np.asarray(cell[:3], dtype=float)
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    luminance = linear @ [0.2126, 0.7152, 0.0722]
+    return CELL_INKS[0] if (luminance + 0.05) ** 2 > 1.05 * 0.05 else CELL_INKS[1]
 
 
 def log_binned(values: np.ndarray, n_bins: int):
