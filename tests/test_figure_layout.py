@@ -2,9 +2,9 @@
 data (lines, markers, scatter points), no text on top of other text, no text cut
 off at the figure's edge, no text across a drawn frame (a plot's spines, a colour
 bar's outline: a bar label over the spine, an axis label under a colour bar), no
-text on an image cell with less than 4.5:1 contrast (WCAG 1.4.3). Geometry comes
-from matplotlib's own renderer, in display pixels: text extents from
-``Text.get_window_extent``, data from the artists' paths."""
+text with less than 4.5:1 against the image cell or the page it is on (WCAG
+1.4.3). Geometry comes from matplotlib's own renderer, in display pixels: text
+extents from ``Text.get_window_extent``, data from the artists' paths."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -16,6 +16,8 @@ from matplotlib.legend import Legend
 from matplotlib.text import Text
 
 from posenc_docs.figures import FIGURES, draw
+from posenc_docs.figures.spec import PAGE_BACKGROUNDS, THEMES, dark_variant
+from posenc_docs.figures.style import themed
 from tests.page_checks import contrast
 
 STEP = 1.0  # px between points sampled along a line segment
@@ -129,23 +131,34 @@ def cell_under(image: AxesImage, x: float, y: float):
     return image.to_rgba(values[row, col])
 
 
-def low_contrast_on_cells(fig) -> list[str]:
-    """Texts written on an image cell with under 4.5:1 against the cell, or
-    against their own box if it is opaque."""
+def ground(text, fig):
+    """What ``text`` is read on: its own box if opaque, else the image cell under
+    its anchor, else (None) the page."""
+    box = text.get_bbox_patch()
+    if box is not None and box.get_facecolor()[3] == 1:
+        return box.get_facecolor()
+    anchor = text.get_transform().transform(text.get_position())
+    for image in fig.findobj(AxesImage):
+        xy = image.axes.transData.inverted().transform(anchor)
+        cell = cell_under(image, *xy)
+        if cell is not None and cell[3] == 1:  # else see-through: the page shows
+            return cell
+    return None
+
+
+def faint_texts(fig, drawn) -> list[str]:
+    """Drawn texts with under 4.5:1 against what they are read on, in the light
+    figure and in its dark variant (its colours swapped as the build swaps them)."""
     defects = []
-    for ax in fig.axes:
-        for image in (a for a in ax.get_children() if isinstance(a, AxesImage)):
-            for text in ax.texts:
-                anchor = text.get_transform().transform(text.get_position())
-                cell = cell_under(image, *ax.transData.inverted().transform(anchor))
-                if cell is None or cell[3] < 1:  # off the image, or see-through
-                    continue
-                box = text.get_bbox_patch()
-                if box is not None and box.get_facecolor()[3] == 1:
-                    cell = box.get_facecolor()
-                ratio = contrast(to_hex(text.get_color()), to_hex(cell))
-                if ratio < 4.5:
-                    defects.append(f"{text.get_text()!r} is {ratio:.2f}:1 on its cell")
+    for text in (t for t in drawn if t.get_visible() and t.get_text().strip()):
+        ink, under = to_hex(text.get_color()), ground(text, fig)
+        for theme in THEMES:
+            page = PAGE_BACKGROUNDS[theme]
+            pair = (ink, page if under is None else to_hex(under))
+            if theme == "dark":  # the page is dark already; swap the rest
+                pair = [dark_variant(c.encode()).decode() for c in pair]
+            if (ratio := contrast(*pair)) < 4.5:
+                defects.append(f"{text.get_text()!r} has {ratio:.2f}:1 in {theme}")
     return defects
 
 
@@ -169,7 +182,7 @@ def layout_defects(fig) -> list[str]:
         for second, b in boxes[i + 1 :]:
             if a.padded(-PAD).overlaps(b.padded(-PAD)):
                 defects.append(f"{first!r} overlaps {second!r}")
-    return defects + low_contrast_on_cells(fig)
+    return defects + faint_texts(fig, drawn)
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
@@ -183,34 +196,42 @@ def test_no_text_on_data_or_text(spec, phone):
 
 
 def test_the_check_sees_a_label_on_a_line():
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1])
-    ax.text(0.5, 0.5, "on the line", ha="center", va="center")
-    ax.text(0.05, 0.9, "clear of it")
-    assert layout_defects(fig) == ["'on the line' lies on data"]
-    plt.close(fig)
+    with themed("light"):  # ticks in the theme's ink, as every figure has them
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        ax.text(0.5, 0.5, "on the line", ha="center", va="center")
+        ax.text(0.05, 0.9, "clear of it")
+        assert layout_defects(fig) == ["'on the line' lies on data"]
+        plt.close(fig)
 
 
-def test_the_check_sees_faint_text_on_a_cell():
-    fig, ax = plt.subplots()
-    ax.imshow([[0.0, 1.0]], cmap="gray", vmin=0, vmax=1)  # a black and a white cell
-    ax.text(0, 0, "white on black", color="white")
-    ax.text(1, 0, "silver on white", color="#c0c0c0")
-    ax.text(5, 5, "off the image", color="white")
-    ax.text(0, 0, "boxed", color="black", bbox={"facecolor": "white"})  # own ground
-    assert low_contrast_on_cells(fig) == ["'silver on white' is 1.82:1 on its cell"]
-    plt.close(fig)
+def test_the_check_sees_faint_text_on_a_cell_and_on_the_page():
+    with themed("light"):
+        fig, ax = plt.subplots()
+        ax.imshow([[0.0, 1.0]], cmap="gray", vmin=0, vmax=1)  # a black and a white cell
+        ax.text(0, 0, "white on black", color="white")
+        ax.text(1, 0, "silver on white", color="#c0c0c0")
+        ax.text(5, 5, "off the image: on the page", color="#1f1f1f")
+        ax.text(0, 0, "boxed", color="black", bbox={"facecolor": "white"})  # own ground
+        ax.set_title("grey on the page", color="#999999")
+        assert faint_texts(fig, drawn_texts(fig)) == [
+            "'silver on white' has 1.82:1 in light",
+            "'silver on white' has 1.82:1 in dark",
+            "'grey on the page' has 2.85:1 in light",
+        ]
+        plt.close(fig)
 
 
 def test_the_check_sees_text_across_a_frame():
-    fig, (ax, other) = plt.subplots(1, 2, layout="constrained")
-    ax.set_xlim(0, 1)
-    ax.annotate("past the spine", xy=(0.95, 0.5))  # runs out of the axes
-    ax.text(0.05, 0.5, "inside")
-    fig.colorbar(plt.cm.ScalarMappable(), ax=other)
-    fig.text(0.99, 0.5, "under the bar", ha="right")  # ends inside the colour bar
-    assert layout_defects(fig) == [
-        "'past the spine' crosses a plot's frame",
-        "'under the bar' crosses a plot's frame",
-    ]
-    plt.close(fig)
+    with themed("light"):
+        fig, (ax, other) = plt.subplots(1, 2, layout="constrained")
+        ax.set_xlim(0, 1)
+        ax.annotate("past the spine", xy=(0.95, 0.5))  # runs out of the axes
+        ax.text(0.05, 0.5, "inside")
+        fig.colorbar(plt.cm.ScalarMappable(), ax=other)
+        fig.text(0.99, 0.5, "under the bar", ha="right")  # ends inside the colour bar
+        assert layout_defects(fig) == [
+            "'past the spine' crosses a plot's frame",
+            "'under the bar' crosses a plot's frame",
+        ]
+        plt.close(fig)

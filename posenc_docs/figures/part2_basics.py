@@ -68,7 +68,7 @@ def wavelength_ladder(d: int, base: float = 10000.0, *, theme: str):
             0,
             limit * 1.25,
             f"2π·{base:g} = {limit:,.0f} (never reached)",
-            color=data_colour(5),
+            color=colors["fg"],  # vermilion text would have 3.9:1
             fontsize=10,
         )
         marked = pairs[:: d // 8].tolist() + [d // 2 - 1]
