@@ -115,7 +115,8 @@ def crosses(extent, frame) -> bool:
 
 
 def cell_under(image: AxesImage, x: float, y: float):
-    """The RGBA of ``image``'s cell at data point (x, y); None off it or masked."""
+    """The RGBA of ``image``'s cell at data point (x, y) (a masked cell's is the
+    colour map's "bad" colour); None off the image."""
     values = image.get_array()
     left, right, bottom, top = image.get_extent()
     first_row_at = top if image.origin == "upper" else bottom
@@ -126,23 +127,23 @@ def cell_under(image: AxesImage, x: float, y: float):
     col = int(np.floor((x - left) / (right - left) * values.shape[1]))
     if not (0 <= row < values.shape[0] and 0 <= col < values.shape[1]):
         return None
-    if np.ma.is_masked(values[row, col]):
-        return None
-    return image.to_rgba(values[row, col])
+    return image.to_rgba(values[row : row + 1, col : col + 1])[0, 0]  # masked: "bad"
 
 
 def ground(text, fig):
-    """What ``text`` is read on: its own box if opaque, else the image cell under
-    its anchor, else (None) the page."""
+    """What ``text``'s anchor is read on: its own box if opaque, else the image cell
+    under it, or for a see-through cell the axes' face if opaque, else (None) the
+    page. Other shapes under a text, and a text's own alpha, are not looked at."""
     box = text.get_bbox_patch()
     if box is not None and box.get_facecolor()[3] == 1:
         return box.get_facecolor()
     anchor = text.get_transform().transform(text.get_position())
-    for image in fig.findobj(AxesImage):
+    images = fig.findobj(AxesImage)  # the text's own axes' first: it is on top
+    for image in sorted(images, key=lambda image: image.axes is not text.axes):
         xy = image.axes.transData.inverted().transform(anchor)
-        cell = cell_under(image, *xy)
-        if cell is not None and cell[3] == 1:  # else see-through: the page shows
-            return cell
+        if (cell := cell_under(image, *xy)) is not None:
+            face = image.axes.patch.get_facecolor()
+            return cell if cell[3] == 1 else face if face[3] == 1 else None
     return None
 
 
@@ -214,10 +215,16 @@ def test_the_check_sees_faint_text_on_a_cell_and_on_the_page():
         ax.text(5, 5, "off the image: on the page", color="#1f1f1f")
         ax.text(0, 0, "boxed", color="black", bbox={"facecolor": "white"})  # own ground
         ax.set_title("grey on the page", color="#999999")
+        masked = ax.inset_axes([0.6, 0.6, 0.3, 0.3], facecolor="#666666")
+        masked.set(xticks=[], yticks=[])
+        masked.imshow(np.ma.masked_all((1, 1)))  # see-through: the face shows
+        masked.text(0, 0, "black on the grey face", color="black")
         assert faint_texts(fig, drawn_texts(fig)) == [
             "'silver on white' has 1.82:1 in light",
             "'silver on white' has 1.82:1 in dark",
             "'grey on the page' has 2.85:1 in light",
+            "'black on the grey face' has 3.66:1 in light",
+            "'black on the grey face' has 3.66:1 in dark",
         ]
         plt.close(fig)
 

@@ -25,7 +25,7 @@ from posenc_docs.figures.spec import (
     THEMES,
     dark_variant,
 )
-from posenc_docs.figures.style import CELL_INKS, ink_on
+from posenc_docs.figures.style import CELL_INKS, data_colour, ink_on, themed
 from tests.page_checks import contrast
 
 
@@ -88,6 +88,15 @@ def test_dark_variant_swaps_theme_and_light_only_data_colours():
         b'<svg><path style="fill: #e6e6e6; stroke: #a0a0a0"/><g fill="#0072b2"/>'
         b'<path style="stroke: #e69f00"/><path style="stroke: #f0e442"/>'
     )
+
+
+def test_data_colours_come_from_the_theme_in_use():
+    with themed("light"):
+        assert data_colour(1) == "#7A4A00"
+    with themed("dark"):
+        assert data_colour(9) == "#E69F00"  # k mod 8
+    with pytest.raises(RuntimeError, match="themed"):
+        data_colour(1)  # matplotlib's own cycle: its orange, in no theme
 
 
 @given(st.tuples(*[st.integers(0, 255)] * 3))

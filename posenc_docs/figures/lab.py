@@ -39,9 +39,12 @@ STYLE = {
 CMAP = "cividis"  # sequential, readable with every common colour-vision deficiency
 
 
+def _colour(name: str) -> str:
+    return data_colour(STYLE[name][0])
+
+
 def _curve(ax, name, x, y, label, band=None, bars=False):
-    colour, marker, line = STYLE[name]
-    colour = data_colour(colour)
+    colour, (_, marker, line) = _colour(name), STYLE[name]
     ax.plot(x, y, color=colour, marker=marker, ls=line, label=label, lw=1.8, ms=5)
     if band is None:  # else the lowest and highest seed: a bar at each x, or a band
         return
@@ -72,7 +75,7 @@ def _seed_curve(ax, name, experiment, results, dodge=None):
     _curve(ax, name, x, scale * seeds.mean(1), label, band, bars=dodge is not None)
     if failed:  # a cross where the next value would be, named in the legend
         where = (shift * c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
-        ax.plot(*where, marker="x", color=data_colour(STYLE[name][0]), ms=7, mew=2)
+        ax.plot(*where, marker="x", color=_colour(name), ms=7, mew=2)
 
 
 def _floor(ax, results, colours):
@@ -183,10 +186,8 @@ def _grid(ax, name, results, colours):
     image = ax.imshow(grid, cmap=CMAP, vmin=0, vmax=100, aspect="auto")
     for (row, col), value in np.ndenumerate(grid):
         text = "—" if np.isnan(value) else f"{value:.0f}"
-        ink = ink_on(image.to_rgba(value))
+        ink = colours["fg"] if np.isnan(value) else ink_on(image.to_rgba(value))
         ax.text(col, row, text, ha="center", va="center", fontsize=8, color=ink)
-        if np.isnan(value):
-            ax.texts[-1].set_color(colours["fg"])
     ax.set_xticks(
         range(len(c["eval_multiples"])), [f"{m}" for m in c["eval_multiples"]]
     )

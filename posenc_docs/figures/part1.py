@@ -13,7 +13,13 @@ from matplotlib.ticker import NullLocator
 
 from posenc_docs import alibi, rope, sinusoidal
 from posenc_docs.figures.spec import FigureSpec
-from posenc_docs.figures.style import DIVERGING, SEE_THROUGH, data_colour, themed
+from posenc_docs.figures.style import (
+    DIVERGING,
+    ON_ANY_CELL,
+    SEE_THROUGH,
+    data_colour,
+    themed,
+)
 from posenc_docs.pages import part1, part2_basics
 
 
@@ -27,7 +33,7 @@ def encoding_with_rows(n_positions: int, d: int, a: int, b: int, *, theme: str):
             interpolation="nearest",
         )  # fmt: skip
         for name, pos, color in (("A", a, data_colour(1)), ("B", b, data_colour(2))):
-            ax.axhline(pos, color=color, linewidth=2.5)
+            ax.axhline(pos, color=color, linewidth=2.5, path_effects=ON_ANY_CELL)
             ax.text(d * 0.55, pos - 1.5, f"{name} = {pos}", color=colors["fg"],
                     bbox={"facecolor": colors["grid"], "edgecolor": color})  # fmt: skip
         ax.set_xlabel("dimension (pair i = dimensions 2i and 2i+1)")

@@ -18,9 +18,9 @@ THEME_COLOURS = {
 # cycle). Dark: Okabe & Ito's seven (2008) and a grey, each at least 3:1 against
 # the dark page. Light: the same where they reach 3:1 against white; Okabe & Ito's
 # orange, sky blue and yellow (2.3, 2.3 and 1.3:1) give way to brown, indigo and
-# near-black, and the grey to a darker one, which keep every pair as far apart
-# under protanopia, deuteranopia and tritanopia as the seven are
-# (``tests/test_figures.py`` checks both).
+# near-black, and the grey to a darker one, which keep every pair at least 15
+# CIELAB units apart under protanopia, deuteranopia and tritanopia, as the seven
+# are (``tests/test_figures.py`` checks both).
 DATA_COLOURS = {
     "light": ("#0072B2", "#7A4A00", "#009E73", "#CC79A7",
               "#3A3A98", "#D55E00", "#262626", "#545454"),

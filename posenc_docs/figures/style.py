@@ -7,6 +7,7 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import patheffects  # noqa: E402
 
 from posenc_docs.figures.spec import DATA_COLOURS, THEME_COLOURS  # noqa: E402
 
@@ -16,6 +17,14 @@ DIVERGING = "RdBu_r"
 # Text on a data cell, in both themes (neither is a theme or data colour, so the
 # dark variant keeps them): on any colour one of the two has at least 4.58:1.
 CELL_INKS = ("#000000", "#ffffff")
+# A line drawn across a heat map: white, then black, on each side of its colour,
+# so that one of them stands out on any cell (a data colour alone may not: the
+# light brown on RdBu's darkest red has 1.75:1).
+ON_ANY_CELL = [
+    patheffects.Stroke(linewidth=6.5, foreground=CELL_INKS[1]),
+    patheffects.Stroke(linewidth=4.5, foreground=CELL_INKS[0]),
+    patheffects.Normal(),
+]
 # Masked cells of an image are see-through: the axes behind them is painted in the
 # theme's grid colour, a vector shape that follows the theme.
 SEE_THROUGH = (0.0, 0.0, 0.0, 0.0)
@@ -55,7 +64,9 @@ def data_colour(k: int) -> str:
     context. In a raster (``imshow``), which the dark variant cannot recolour, use
     a colour both themes share (0, 2, 3 or 5).
     """
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = tuple(plt.rcParams["axes.prop_cycle"].by_key()["color"])
+    if colours not in DATA_COLOURS.values():
+        raise RuntimeError("data_colour is for use inside a `with themed(theme)`")
     return colours[k % len(colours)]
 
 
