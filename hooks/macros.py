@@ -66,8 +66,10 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
     to the full-size light SVG. The caption's copy of the alt text is hidden from
     screen readers, which read it once, as the image's alt. The ``<picture>``
     holds the light SVG in ``<img>`` and ``<source>``s for print (light), the
-    dark scheme and phones; the dark ones follow the OS preference and, once the
-    reader picks a scheme, the script in ``overrides/main.html``.
+    dark scheme and phones. The dark ones match nothing in the HTML, since a page
+    without JavaScript stays light; the script in ``overrides/main.html`` turns
+    them on when the page shows the dark scheme (the OS preference's on a first
+    visit, else the reader's choice).
     ``hooks/build_assets.py`` adds the size.
     """
     BY_SLUG = build_cache.FIGURE_SPECS or importlib.import_module(FIGURES).BY_SLUG
@@ -79,16 +81,16 @@ def figure_markdown(slug: str, page_url: str, number: int) -> str:
     def url(theme, phone=False):
         return posixpath.relpath(figure_path(slug, theme, phone), here)
 
-    dark_media = "(prefers-color-scheme: dark)"
+    off = "not all"  # until overrides/main.html finds the page dark
     return (
         f'<figure class="posenc-fig" id="fig-{slug}">'
         f'<a class="posenc-zoom" href="{url("light")}" '
         f'title="Figure {number} at full size">'
         f'<picture class="posenc-figure">'
         f'<source srcset="{url("light")}" media="print">'  # paper is white
-        f'<source srcset="{url("dark", True)}" media="{PHONE_MEDIA} and {dark_media}"'
+        f'<source srcset="{url("dark", True)}" media="{off}"'
         f' data-theme="dark" data-width="{PHONE_MEDIA}">'
-        f'<source srcset="{url("dark")}" media="{dark_media}" data-theme="dark">'
+        f'<source srcset="{url("dark")}" media="{off}" data-theme="dark">'
         f'<source srcset="{url("light", True)}" media="{PHONE_MEDIA}">'
         f'<img src="{url("light")}" alt="{alt}" loading="lazy" decoding="async">'
         f"</picture></a>"

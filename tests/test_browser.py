@@ -88,6 +88,20 @@ def test_figures_follow_the_scheme_toggle(guarded, site_url):
     assert not [u for u in tab.requested if u.endswith("-light.svg")]
 
 
+def test_without_javascript_a_dark_os_reader_gets_light_figures(guarded, site_url):
+    """Without JavaScript Material cannot take its dark palette, so the page stays
+    light, and so must its figures: a dark figure's light text is unreadable on
+    it (its dark sources followed the OS preference, which the page did not)."""
+    tab = guarded(color_scheme="dark", width=390, javascript=False).without_cache()
+    tab.open(f"{site_url}/part1/clocks/")
+    image = tab.page.locator("picture.posenc-figure img").first
+    image.scroll_into_view_if_needed()
+    image.evaluate("img => img.decode()")
+    assert image.evaluate(BACKGROUND_BEHIND) == css_rgb(PAGE_BACKGROUNDS["light"])
+    assert image.evaluate("img => img.currentSrc").endswith("-phone-light.svg")
+    assert not [url for url in tab.requested if url.endswith("-dark.svg")]
+
+
 # Every font the page asked for has loaded, then two frames have been laid out.
 LOADED_FONTS_LAID_OUT = """() => document.fonts.ready.then(() => new Promise(
   done => requestAnimationFrame(() => requestAnimationFrame(done))))"""
