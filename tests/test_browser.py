@@ -102,6 +102,28 @@ def test_without_javascript_a_dark_os_reader_gets_light_figures(guarded, site_ur
     assert not [url for url in tab.requested if url.endswith("-dark.svg")]
 
 
+@pytest.mark.parametrize("saved", [None, "slate"], ids=["first visit", "saved"])
+def test_a_page_reached_by_instant_navigation_shows_dark_figures_in_dark(
+    guarded, site_url, saved
+):
+    """The figures Material's instant navigation brings in follow the scheme shown,
+    as the first page's do: on a dark OS (a first visit), and after the reader
+    picked dark on a light OS (the saved choice)."""
+    tab = guarded(color_scheme="light" if saved else "dark")
+    tab.without_cache().navigate_instantly().open(f"{site_url}/part1/formula/")
+    if saved:
+        tab.page.locator('label[for="__palette_1"]').click()  # the toggle to dark
+    tab.page.locator(f'a.md-nav__link[href="{site_url}/part1/clocks/"]').first.click()
+    tab.page.wait_for_url(f"{site_url}/part1/clocks/")
+    tab.page.evaluate("window.loadedWith = true")  # gone if the page reloads
+    image = tab.page.locator("picture.posenc-figure img").first
+    image.scroll_into_view_if_needed()
+    image.evaluate("img => img.decode()")
+    assert tab.page.evaluate("window.loadedWith") is True  # no reload
+    assert image.evaluate("img => img.currentSrc").endswith("-dark.svg")
+    assert not [url for url in tab.requested if url.endswith("-light.svg")]
+
+
 # Every font the page asked for has loaded, then two frames have been laid out.
 LOADED_FONTS_LAID_OUT = """() => document.fonts.ready.then(() => new Promise(
   done => requestAnimationFrame(() => requestAnimationFrame(done))))"""
