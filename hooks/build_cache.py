@@ -250,17 +250,15 @@ def _file_digest(path: Path, stamp: tuple[int, int]) -> bytes:
     return hashlib.sha256(path.read_bytes()).digest()
 
 
+@within_build
 def dependency_digest(source: str, root: Path, name: str | None = None) -> bytes:
     """Hash of the path and bytes of every package file ``source`` depends on;
-    worked out once per build (`on_config` to `on_post_build`)."""
-    memo = _during_build[0].setdefault("digests", {}) if _during_build else {}
-    if (source, root, name) not in memo:
-        digest = hashlib.sha256()
-        for path in dependencies(source, root, name):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(file_digest(path))
-        memo[(source, root, name)] = digest.digest()
-    return memo[(source, root, name)]
+    worked out once per build."""
+    digest = hashlib.sha256()
+    for path in dependencies(source, root, name):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(file_digest(path))
+    return digest.digest()
 
 
 def artifact_key(

@@ -81,22 +81,24 @@ def check_narrow(tab, page) -> None:
     assert overflow <= 1, f"{page}: {overflow}px wider than a 390 px screen"
 
 
+def linear_rgb(colour: str) -> list[float]:
+    """Linear-light sRGB channels of an opaque colour, CSS rgb() or #rgb / #rrggbb."""
+    if colour.startswith("#"):
+        digits = colour[1:] if len(colour) == 7 else "".join(2 * c for c in colour[1:])
+        channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    else:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", colour)[:3]]
+    return [
+        c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels
+    ]
+
+
 def contrast(foreground: str, background: str) -> float:
     """WCAG contrast ratio of two opaque colours, CSS rgb() or #rgb / #rrggbb."""
 
     def luminance(colour):
-        if colour.startswith("#"):
-            digits = (
-                colour[1:] if len(colour) == 7 else "".join(2 * c for c in colour[1:])
-            )
-            channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-        else:
-            channels = [int(c) / 255 for c in re.findall(r"\d+", colour)[:3]]
-        linear = [
-            c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-            for c in channels
-        ]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+        red, green, blue = linear_rgb(colour)
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
     high, low = sorted([luminance(foreground), luminance(background)], reverse=True)
     return (high + 0.05) / (low + 0.05)

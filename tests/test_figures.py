@@ -26,7 +26,7 @@ from posenc_docs.figures.spec import (
     dark_variant,
 )
 from posenc_docs.figures.style import CELL_INKS, data_colour, ink_on, themed
-from tests.page_checks import contrast
+from tests.page_checks import contrast, linear_rgb
 
 
 def test_slugs_are_unique():
@@ -135,9 +135,7 @@ CVD = {
 
 def cielab(hex_colour: str, seen_as) -> np.ndarray:
     """CIELAB (D65) of an sRGB colour as a viewer with matrix ``seen_as`` sees it."""
-    srgb = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255
-    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
-    linear = np.clip(np.asarray(seen_as) @ linear, 0, 1)
+    linear = np.clip(np.asarray(seen_as) @ linear_rgb(hex_colour), 0, 1)
     to_xyz = [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
               [0.0193, 0.1192, 0.9505]]  # fmt: skip
     xyz = np.array(to_xyz) @ linear / [0.95047, 1.0, 1.08883]
