@@ -11,7 +11,6 @@ import time
 from functools import partial
 
 import torch
-from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 from posenc_docs.alibi import alibi_bias_torch, alibi_slopes
 from posenc_docs.rope import LAYOUTS, apply_rope_torch, inv_freq
@@ -48,6 +47,8 @@ def hf_cos_sin(T: int, d: int, base: float = 10000.0):
 
 def hf_rope_pair(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
     """HF's ``apply_rotary_pos_emb`` on (q, k) = (x, x): twice one tensor's work."""
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb  # 1.4 s
+
     return apply_rotary_pos_emb(x, x, cos, sin)
 
 

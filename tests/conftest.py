@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # default thresholds the cyclic collector ran a full collection over that heap
 # every ~70,000 allocations. The builds use the same setting (hooks/build_cache.py).
 gc.set_threshold(10_000, 10, 10)
+# transformers is imported by the tests that compare with it, each when it first
+# needs it: nothing from the Hub, whichever file imports it first.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # read when huggingface_hub loads
 
 
 # Files first that need no built site, then the others, long ones first: xdist hands

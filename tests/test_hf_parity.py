@@ -1,10 +1,11 @@
 """Differential tests against Hugging Face transformers' own RoPE and ALiBi code.
 
-Small configs are built here; no weights, nothing from the Hub (HF_HUB_OFFLINE=1 and no
-from_pretrained). Called directly: ``ROPE_INIT_FUNCTIONS`` and ``dynamic_rope_update``
-(through ``LlamaRotaryEmbedding``), LLaMA's ``apply_rotary_pos_emb`` (half layout),
-GPT-J's ``apply_rotary_pos_emb`` and ``create_sinusoidal_positions`` (interleaved) and
-BLOOM's ``build_alibi_tensor``. Every group also shows that a wrong variant fails.
+Small configs are built here; no weights, nothing from the Hub (conftest sets
+HF_HUB_OFFLINE=1; no from_pretrained). Called directly: ``ROPE_INIT_FUNCTIONS``
+and ``dynamic_rope_update`` (through ``LlamaRotaryEmbedding``), LLaMA's
+``apply_rotary_pos_emb`` (half layout), GPT-J's ``apply_rotary_pos_emb`` and
+``create_sinusoidal_positions`` (interleaved) and BLOOM's ``build_alibi_tensor``.
+Every group also shows that a wrong variant fails.
 
 Tolerances. HF computes frequencies in float32, ours in float64. HF rounds 2i/d to
 float32 (2**-24 relative) and raises b to it, which multiplies that error by
@@ -16,9 +17,10 @@ itself is compared in float64 (1e-12).
 
 import itertools
 import math
-import os
 import re
+from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -27,16 +29,25 @@ import torch
 from posenc_docs import alibi, rope, scaling
 from posenc_docs.pages.pitfalls import prose_alibi_slopes
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # read when huggingface_hub is imported
 
-from transformers import LlamaConfig  # noqa: E402
-from transformers import logging as hf_logging  # noqa: E402
-from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
-from transformers.models.bloom.modeling_bloom import build_alibi_tensor  # noqa: E402
-from transformers.models.gptj import modeling_gptj  # noqa: E402
-from transformers.models.llama import modeling_llama  # noqa: E402
+@cache
+def hf() -> SimpleNamespace:
+    """The transformers code compared against, imported on first use: collection
+    does not pay its 2 s import on the xdist worker that never runs this file."""
+    from transformers import LlamaConfig, logging
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+    from transformers.models.gptj import modeling_gptj
+    from transformers.models.llama import modeling_llama
 
-hf_logging.set_verbosity_error()  # HF warns about factor/length mismatches we choose
+    logging.set_verbosity_error()  # HF warns about factor/length mismatches we choose
+    return SimpleNamespace(
+        LlamaConfig=LlamaConfig,
+        ROPE_INIT_FUNCTIONS=ROPE_INIT_FUNCTIONS,
+        build_alibi_tensor=build_alibi_tensor,
+        modeling_gptj=modeling_gptj,
+        modeling_llama=modeling_llama,
+    )
 
 
 HF_RTOL = 2e-6
@@ -54,7 +65,7 @@ def hf_config(d, base, rope_type, max_pos, head_dim=None, **params):
     params = {"rope_type": rope_type, "rope_theta": base, **params}
     if head_dim != d:
         params["partial_rotary_factor"] = d / head_dim
-    return LlamaConfig(
+    return hf().LlamaConfig(
         hidden_size=head_dim,
         num_attention_heads=1,
         head_dim=head_dim,
@@ -65,8 +76,8 @@ def hf_config(d, base, rope_type, max_pos, head_dim=None, **params):
 
 def hf_frequencies(config, seq_len=None):
     rope_type = config.rope_parameters["rope_type"]
-    default = modeling_llama.LlamaRotaryEmbedding.compute_default_rope_parameters
-    inv_freq, attention = ROPE_INIT_FUNCTIONS.get(rope_type, default)(
+    default = hf().modeling_llama.LlamaRotaryEmbedding.compute_default_rope_parameters
+    inv_freq, attention = hf().ROPE_INIT_FUNCTIONS.get(rope_type, default)(
         config, seq_len=seq_len
     )
     return inv_freq.double().numpy(), attention
@@ -153,7 +164,7 @@ CASES = {  # our method: (HF rope_type, cases)
 
 def test_every_hf_rope_type_is_compared_or_listed_as_missing():
     compared = {rope_type for rope_type, _ in CASES.values()} - {"default"}
-    assert set(ROPE_INIT_FUNCTIONS) == compared | HF_TYPES_NOT_IN_POSENC_DOCS
+    assert set(hf().ROPE_INIT_FUNCTIONS) == compared | HF_TYPES_NOT_IN_POSENC_DOCS
 
 
 @pytest.mark.parametrize("method", CASES)
@@ -321,7 +332,7 @@ def test_dynamic_ntk_matches_hf_dynamic_rope_update_at_run_time(d, base, factor,
     """HF recomputes only when the length grows past the longest seen, and resets
     below L0: at each step ours matches at the length HF then uses."""
     config = hf_config(d, base, "dynamic", L0, factor=factor)
-    rotary = modeling_llama.LlamaRotaryEmbedding(config)
+    rotary = hf().modeling_llama.LlamaRotaryEmbedding(config)
     steps = [(L0 // 2, L0), (3 * L0, 3 * L0), (2 * L0, 3 * L0), (L0, 3 * L0)]
     steps += [(L0 - 1, L0), (5 * L0 // 2, 5 * L0 // 2)]  # (seq_len, length HF uses)
     for seq_len, length in steps:
@@ -338,7 +349,7 @@ def test_longrope_matches_hf_dynamic_rope_update_at_run_time():
     lengths = {"original_max_position_embeddings": L0}
     config = hf_config(d, 1e4, "longrope", extended, **lists, **lengths)
     lengths["max_position_embeddings"] = extended
-    rotary = modeling_llama.LlamaRotaryEmbedding(config)
+    rotary = hf().modeling_llama.LlamaRotaryEmbedding(config)
     for seq_len in (L0, L0 + 1, 4 * L0, L0 // 2):
         ours = scaling.longrope(d, **lengths, **lists, seq_len=seq_len)
         assert_matches_hf(ours, run_hf_rotary(rotary, seq_len), f"{seq_len=}")
@@ -406,16 +417,17 @@ def llama_rotate(positions, inv_freq):
     """HF LLaMA: cos/sin laid out as LlamaRotaryEmbedding does, but in float64."""
     freqs = positions[..., None].double() * torch.as_tensor(inv_freq)  # (B, T, d/2)
     emb = torch.cat((freqs, freqs), dim=-1)  # (B, T, d)
-    return lambda q, k: modeling_llama.apply_rotary_pos_emb(q, k, emb.cos(), emb.sin())
+    apply = hf().modeling_llama.apply_rotary_pos_emb
+    return lambda q, k: apply(q, k, emb.cos(), emb.sin())
 
 
 def gptj_rotate(positions, inv_freq):
     """HF GPT-J: sin/cos (B, T, d/2) on (B, T, H, d) tensors, hence the transposes."""
     freqs = positions[..., None].double() * torch.as_tensor(inv_freq)  # (B, T, d/2)
     return lambda q, k: tuple(
-        modeling_gptj.apply_rotary_pos_emb(
-            x.transpose(1, 2), freqs.sin(), freqs.cos()
-        ).transpose(1, 2)
+        hf()
+        .modeling_gptj.apply_rotary_pos_emb(x.transpose(1, 2), freqs.sin(), freqs.cos())
+        .transpose(1, 2)
         for x in (q, k)
     )
 
@@ -457,8 +469,8 @@ def test_llama_rotary_module_end_to_end_applies_the_attention_factor():
     config = hf_config(d, 1e4, "yarn", 4096, **YARN_8X_512)
     q, k, _ = random_qk_and_positions(d, T=T, dtype=torch.float32)
     positions = torch.arange(T)[None]  # (1, T)
-    cos, sin = modeling_llama.LlamaRotaryEmbedding(config)(q, positions)
-    theirs = modeling_llama.apply_rotary_pos_emb(q, k, cos, sin)
+    cos, sin = hf().modeling_llama.LlamaRotaryEmbedding(config)(q, positions)
+    theirs = hf().modeling_llama.apply_rotary_pos_emb(q, k, cos, sin)
     inv_freq, factor = scaling.yarn(d, **YARN_8X_512)
     ours = ours_rotate(positions, inv_freq, "half")(q.double(), k.double())
     assert factor > 1.2  # large enough for the check below to matter
@@ -469,7 +481,8 @@ def test_llama_rotary_module_end_to_end_applies_the_attention_factor():
 
 def test_gptj_sinusoidal_table_is_our_sin_then_cos_at_base_1e4():
     d, n_positions = 64, 128
-    table = modeling_gptj.create_sinusoidal_positions(n_positions, d)  # (T, d) float32
+    gptj = hf().modeling_gptj
+    table = gptj.create_sinusoidal_positions(n_positions, d)  # (T, d) float32
     angle = rope.angles(np.arange(n_positions), rope.inv_freq(d))  # (T, d/2)
     ours = np.concatenate([np.sin(angle), np.cos(angle)], axis=-1)
     np.testing.assert_allclose(table.double().numpy(), ours, atol=2e-5)  # angles < 128
@@ -510,7 +523,8 @@ def test_the_errors_03_quotes_are_what_hf_raises_one_token_past_the_table(
 def bloom_bias(n_heads, k_len):
     """BLOOM's (n_heads, 1, k_len) bias slope * key index, for an unpadded row."""
     mask = torch.ones(1, k_len, dtype=torch.long)
-    return build_alibi_tensor(mask, n_heads, torch.float64).numpy()  # float32 values
+    bias = hf().build_alibi_tensor(mask, n_heads, torch.float64)
+    return bias.numpy()  # float32 values
 
 
 def test_slopes_match_bloom_for_1_to_64_heads():

@@ -20,8 +20,6 @@ FAST = settings(max_examples=30, deadline=None)
 HF_ATOL = 5e-5  # HF's float32 angles and cos/sin at positions < 100
 LAYOUT = ("half", "interleaved")
 
-transformers = pytest.importorskip("transformers")
-
 
 def qk(shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape)
