@@ -453,11 +453,10 @@ def test_changed_package_modules_are_forgotten_before_macros_imports_them():
 
 
 def digests(site: Path) -> dict[str, str]:
-    skip = {"sitemap.xml", "sitemap.xml.gz"}
     return {
         p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(site.rglob("*"))
-        if p.is_file() and p.name not in skip
+        if p.is_file()
     }
 
 

@@ -105,6 +105,21 @@ def test_every_copyable_block_runs_in_page_order(site_dir, html_pages, tmp_path)
     assert run_page_blocks(site_dir, html_pages, tmp_path, python, env) >= 3
 
 
+def test_the_sitemap_lists_every_page_and_holds_no_build_date(site_dir, html_pages):
+    """hooks/sitemap.py: mkdocs dated every page with the day of the build and
+    stamped sitemap.xml.gz with it, so two builds a day apart differed."""
+    import gzip
+
+    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    xml = (site_dir / "sitemap.xml").read_bytes()
+    listed = re.findall(r"<loc>([^<]+)</loc>", xml.decode())
+    assert listed and not re.search(rb"lastmod|\d{4}-\d\d-\d\d", xml)
+    folders = [page.parent.as_posix() for page in html_pages]  # "." for home
+    assert set(listed) == {f"{site_url}{f}/".replace("/./", "/") for f in folders}
+    packed = (site_dir / "sitemap.xml.gz").read_bytes()
+    assert packed[4:8] == bytes(4) and gzip.decompress(packed) == xml  # mtime 0
+
+
 def test_site_serves_the_wheel_the_install_page_links(site_dir):
     from posenc_docs.pages.install import WHEEL_PATH
 
