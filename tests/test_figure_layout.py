@@ -130,16 +130,17 @@ def cell_under(image: AxesImage, x: float, y: float):
     return image.to_rgba(values[row : row + 1, col : col + 1])[0, 0]  # masked: "bad"
 
 
-def ground(text, fig):
-    """What ``text``'s anchor is read on: its own box if opaque, else the image cell
-    under it, or for a see-through cell the axes' face if opaque, else (None) the
-    page. Other shapes under a text, and a text's own alpha, are not looked at."""
+def ground(text, images: list[AxesImage]):
+    """What ``text``'s anchor is read on: its own box if opaque, else the cell of
+    one of the figure's ``images`` under it, or for a see-through cell the axes'
+    face if opaque, else (None) the page. Other shapes under a text, and a text's
+    own alpha, are not looked at."""
     box = text.get_bbox_patch()
     if box is not None and box.get_facecolor()[3] == 1:
         return box.get_facecolor()
     anchor = text.get_transform().transform(text.get_position())
-    images = fig.findobj(AxesImage)  # the text's own axes' first: it is on top
-    for image in sorted(images, key=lambda image: image.axes is not text.axes):
+    on_top = sorted(images, key=lambda image: image.axes is not text.axes)  # own axes
+    for image in on_top:
         xy = image.axes.transData.inverted().transform(anchor)
         if (cell := cell_under(image, *xy)) is not None:
             face = image.axes.patch.get_facecolor()
@@ -150,9 +151,9 @@ def ground(text, fig):
 def faint_texts(fig, drawn) -> list[str]:
     """Drawn texts with under 4.5:1 against what they are read on, in the light
     figure and in its dark variant (its colours swapped as the build swaps them)."""
-    defects = []
+    defects, images = [], fig.findobj(AxesImage)  # found once: it walks every artist
     for text in (t for t in drawn if t.get_visible() and t.get_text().strip()):
-        ink, under = to_hex(text.get_color()), ground(text, fig)
+        ink, under = to_hex(text.get_color()), ground(text, images)
         for theme in THEMES:
             page = PAGE_BACKGROUNDS[theme]
             pair = (ink, page if under is None else to_hex(under))
@@ -179,9 +180,10 @@ def layout_defects(fig) -> list[str]:
             fig.bbox.padded(1).contains(extent.x1, extent.y1)
         ):
             defects.append(f"{label!r} is cut off by the figure's edge")
-    for i, (first, a) in enumerate(boxes):
-        for second, b in boxes[i + 1 :]:
-            if a.padded(-PAD).overlaps(b.padded(-PAD)):
+    shrunk = [(label, extent.padded(-PAD)) for label, extent in boxes]
+    for i, (first, a) in enumerate(shrunk):
+        for second, b in shrunk[i + 1 :]:
+            if a.overlaps(b):
                 defects.append(f"{first!r} overlaps {second!r}")
     return defects + faint_texts(fig, drawn)
 
