@@ -215,7 +215,9 @@ PRINTS = {
         r"[\s\S]*every distance ≥ 91 shares one bias"  # 8·16^(7/8) = 90.5
     ),
     "part2_extension/context_ceilings.py": (
-        r"\| Llama-3\.1-8B \| rope \| 8,192 × 8 = 65,536, but .* \| 131,072 \| 1 \|"
+        r"\| Mistral-7B-v0\.1 \| .* \| 32,768 \| 8,192 \| 4 \(15 within 8,192\) \|\n"
+        r"[\s\S]*\| Llama-3\.1-8B \| rope \| 8,192 × 8 = 65,536, but "
+        r".* \| 131,072 \| 1 \|"
     ),
     "part2_extension/models_by_scheme.py": (
         r"\| Llama-3\.1-8B \| rope \| rope_theta 500,000, .*scaling: llama3 \|"

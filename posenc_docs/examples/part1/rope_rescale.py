@@ -1,4 +1,4 @@
-"""Stretching RoPE from 8,192 to 131,072 tokens (s = 16), head dim 128."""
+"""Stretching RoPE from 8,192 to 131,072 tokens (s = 16), head dim 128, base 10,000."""
 
 from posenc_docs import scaling
 from posenc_docs.pages.part1 import angle_overshoot, pairs_overshooting

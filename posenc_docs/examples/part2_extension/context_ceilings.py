@@ -57,6 +57,8 @@ for model in models.MODELS.values():
         limit += " (hard)"
     windows = "—" if tokens is None else f"{windows_needed(book, tokens):,}"
     trained = "—" if model.trained_length is None else f"{model.trained_length:,}"
+    if model.trained_length and tokens and model.trained_length < tokens:
+        windows += f" ({windows_needed(book, model.trained_length):,} within {trained})"
     rows.append(
         [model.name, model.scheme, arithmetic(model, c), limit, trained, windows]
     )
