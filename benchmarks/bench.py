@@ -3,7 +3,9 @@
 Run ``python -m benchmarks.bench`` from the repository root. Each time is the
 median of several repeats after a warm-up, on 2 torch threads, with the
 functions timed round-robin in one process so that a change in machine load
-affects all of them alike. Ratios below 1 mean faster than the reference.
+affects all of them alike. Ratios below 1 mean faster than the reference. The
+"compiled" rows are ``apply_rope_torch`` through ``torch.compile`` (inductor: it
+needs a C++ compiler), which fuses the half layout's two passes into one.
 """
 
 import statistics
@@ -65,8 +67,9 @@ def with_backward(fn, x: torch.Tensor):
     return run
 
 
-def rope_candidates(x: torch.Tensor) -> dict:
-    """name -> function of x: clone, ours in each layout, HF on (x, x)."""
+def rope_candidates(x: torch.Tensor, compiled: bool = False) -> dict:
+    """name -> function of x: clone, ours in each layout, HF on (x, x); with
+    ``compiled``, also ours through ``torch.compile`` (inductor, fixed shapes)."""
     T, d = x.shape[-2:]
     positions, (cos, sin) = torch.arange(T), hf_cos_sin(T, d)
     fns = {
@@ -76,14 +79,18 @@ def rope_candidates(x: torch.Tensor) -> dict:
     for layout in LAYOUTS:
         rope = partial(apply_rope_torch, positions=positions, layout=layout)
         fns[f"apply_rope_torch[{layout}]"] = rope
+        if compiled:
+            fns[f"compiled [{layout}]"] = torch.compile(rope, dynamic=False)
     return fns
 
 
-def bench_rope(shape=(4, 16, 2048, 128), repeats: int = 7) -> dict[str, float]:
+def bench_rope(
+    shape=(4, 16, 2048, 128), repeats: int = 7, compiled: bool = False
+) -> dict[str, float]:
     """Milliseconds of each candidate, forward ("fwd") and forward+backward ("f+b")."""
     x = torch.randn(shape, generator=torch.Generator().manual_seed(0))  # (B, H, T, d)
     fns = {}
-    for name, fn in rope_candidates(x).items():
+    for name, fn in rope_candidates(x, compiled).items():
         fns[f"{name} fwd"] = partial(fn, x)
         fns[f"{name} f+b"] = with_backward(fn, x)
     return median_ms(fns, repeats)
@@ -110,13 +117,14 @@ def bench_alibi(n_heads=16, q_len=4096, k_len=4096, repeats: int = 5):
 def main() -> None:
     torch.set_num_threads(THREADS)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, median ms")
-    rope = bench_rope()
+    rope = bench_rope(compiled=True)  # the warm-up call compiles (about 15 s)
     print("RoPE on x (4, 16, 2048, 128) float32, CPU (HF: half of its (x, x) time)")
     clone = rope["x.clone() fwd"]
     print(f"  {'':34s} {'ms':>8s} {'/clone fwd':>10s} {'/clone same':>11s} {'/HF':>5s}")
     for mode in ("fwd", "f+b"):
         hf = rope[f"HF (x, x) {mode}"] / 2
-        for name in rope_candidates(torch.zeros(1, 2, 2)):
+        names = [key.removesuffix(f" {mode}") for key in rope if key.endswith(mode)]
+        for name in names:
             ms = rope[f"{name} {mode}"] / (2 if name.startswith("HF") else 1)
             label = "HF per tensor" if name.startswith("HF") else name
             same = ms / rope[f"x.clone() {mode}"]
