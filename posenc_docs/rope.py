@@ -366,13 +366,14 @@ def _rotate_half(x, cos, sin):
 
 
 def _rotate_half_traceable(x, cos, sin):
-    """`_rotate_half` in ops that `torch.compile` and `torch.func` trace (no writes
-    through `as_strided`). Inductor (CPU) makes of them one vectorized pass, 1.1-1.2x
-    a copy of x. The stacked cos/sin is a stored table: left as two expressions,
-    inductor computed sin and cos again for each of the B*H heads reading them (7x)."""
+    """`_rotate_half` in ops that `torch.compile`, `torch.func` and autograd's own
+    vmap (batched grads) trace: no writes through `as_strided`, no `flatten`.
+    Inductor (CPU) makes of them one vectorized pass, 1.2x a copy of x. The stacked
+    cos/sin is a stored table: as two expressions, inductor computed sin and cos
+    again for each of the B*H heads reading them (7x a copy)."""
     a, b = x.chunk(2, dim=-1)  # (..., T, d/2) each
     cos, sin = torch.stack([cos, sin]).unbind()  # (..., T, d/2) each, stored
-    return torch.stack([a * cos - b * sin, b * cos + a * sin], dim=-2).flatten(-2)
+    return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 
 
 class _HalfRotation(torch.autograd.Function):
@@ -409,8 +410,8 @@ class _HalfRotation(torch.autograd.Function):
     def backward(ctx, grad):  # grad (..., T, d)
         x, cos, sin = ctx.saved_tensors
         grad_x = grad_cos = grad_sin = None
-        if ctx.needs_input_grad[0]:
-            grad_x = _HalfRotation.apply(grad, cos, -sin).sum_to_size(ctx.x_shape)
+        if ctx.needs_input_grad[0]:  # through vmap too (batched grads, jacobians)
+            grad_x = _rotate_torch(grad, cos, -sin, "half").sum_to_size(ctx.x_shape)
         if x is not None:  # learned or differentiable frequencies
             (g1, g2), (x1, x2) = grad.chunk(2, dim=-1), x.chunk(2, dim=-1)
             grad_cos = (g1 * x1 + g2 * x2).sum_to_size(cos.shape)
@@ -418,11 +419,22 @@ class _HalfRotation(torch.autograd.Function):
         return grad_x, grad_cos, grad_sin
 
 
+def _transformed(x: torch.Tensor) -> bool:
+    """Whether x is traced (torch.compile), transformed (torch.func) or batched by
+    autograd's own vmap (`is_grads_batched`, `jacobian(vectorize=True)`): none of
+    them takes the writes through `as_strided` views of `_rotate_half`."""
+    return (
+        torch.compiler.is_compiling()
+        or torch._C._are_functorch_transforms_active()
+        or torch._C._functorch.is_legacy_batchedtensor(x)
+    )
+
+
 def _rotate_torch(x, cos, sin, layout):
     """Rotate x (..., T, d) by cos/sin (..., T, d/2) of the same dtype."""
     if layout == "interleaved":
         return _rotate_complex_torch(x, torch.complex(cos, sin))
-    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
+    if _transformed(x):
         return _rotate_half_traceable(x, cos, sin)
     return _HalfRotation.apply(x, cos, sin)
 
@@ -469,8 +481,9 @@ def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq)
     work = _checks.work_dtype(x)
-    angle = angles_torch(positions, theta).to(work)  # (..., T, d/2)
-    cis = torch.polar(torch.ones_like(angle), angle)  # e^(j m theta_i)
+    angle = angles_torch(positions, theta)  # (..., T, d/2), float64 if theta is
+    cis = torch.polar(torch.ones_like(angle), angle)  # e^(j m theta_i), then
+    cis = cis.to(torch.promote_types(work, torch.complex64))  # rounded to x's work
     return _rotate_complex_torch(x.to(work), cis).to(x.dtype)
 
 
@@ -568,9 +581,11 @@ def permute_qk_weight(w, n_heads: int, perm):
 # ---------------------------------------------------------------- module
 
 
+@torch.inference_mode(False)  # built or updated in an inference pass, it trains
 def _module_frequencies(inv_freq, d: int, base: float):
     """RotaryEmbedding's checked float32 frequencies: (their values on the CPU,
-    to rebuild from, or None for a meta tensor; the tensor on its device)."""
+    to rebuild from, or None for a meta tensor; the tensor on its device). Neither
+    is an inference tensor, which could not be written to or versioned later."""
     values, theta = None, _default_inv_freq(d, base) if inv_freq is None else inv_freq
     if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
         values = torch.from_numpy(_checks.checked_array("inv_freq", theta)).float()
@@ -584,6 +599,8 @@ def _module_frequencies(inv_freq, d: int, base: float):
             "not train it: for learned frequencies use apply_rope_torch"
         )
     theta = theta.detach().to(torch.float32)
+    if theta.is_inference():  # made under torch.inference_mode
+        theta = theta.clone()
     if values is None and not theta.is_meta:
         values = theta.cpu().clone()
     return values, theta
@@ -627,7 +644,9 @@ class RotaryEmbedding(torch.nn.Module):
     (learned frequencies go to `apply_rope_torch`, which differentiates through
     them). They may be replaced: assigning `inv_freq` or `attention_factor`, or
     writing into `inv_freq` in place (as Hugging Face's dynamic RoPE update does),
-    rebuilds the cache at the next call (not inside a `torch.compile` graph).
+    rebuilds the cache at the next call (not inside a `torch.compile` graph). An
+    in-place write is seen by the tensor's version counter, which a write through
+    `inv_freq.data` does not advance: write under `torch.no_grad()` instead.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
     """
@@ -660,7 +679,9 @@ class RotaryEmbedding(torch.nn.Module):
     def _cache_source(self) -> tuple:
         """What the cache was built from: the frequency tensor (and its in-place
         writes, counted by its version) and the attention factor."""
-        return id(self.inv_freq), self.inv_freq._version, self.attention_factor
+        theta = self.inv_freq  # one assigned under inference_mode has no version
+        version = None if theta.is_inference() else theta._version
+        return id(theta), version, self.attention_factor
 
     def _was_changed(self) -> bool:
         """Whether inv_freq or attention_factor changed since the cache was built
@@ -683,8 +704,8 @@ class RotaryEmbedding(torch.nn.Module):
         self.attention_factor = _checks.checked_real(
             "attention_factor", self.attention_factor, gt=0
         )
-        with torch.inference_mode(False):  # base is not read: inv_freq is given
-            self._frequencies, theta = _module_frequencies(self.inv_freq, self.d, None)
+        # base is not read: inv_freq is given
+        self._frequencies, theta = _module_frequencies(self.inv_freq, self.d, None)
         self.inv_freq = theta
         self._build_cache(self.cos_cached.shape[0])
 

@@ -194,6 +194,24 @@ def test_complex_form_equals_interleaved(backend):
     )
 
 
+def test_complex_form_takes_float64_frequencies_to_the_end_as_interleaved_does():
+    """Float64 frequencies (as posenc_docs.scaling returns them) give float64
+    angles; the complex form rounded them to float32 before sin/cos: at 131,071
+    that is a 4.6e-3 error against 2.3e-7 for the interleaved form."""
+    theta, _ = scaling.yarn(
+        128, 1e4, factor=32.0, original_max_position_embeddings=4096
+    )
+    x = torch.randn(1, 8, 128, generator=torch.Generator().manual_seed(3))
+    positions = torch.arange(131_064, 131_072)
+    reference = apply_rope(x.double().numpy(), positions.numpy(), inv_freq=theta)
+    for form in (
+        apply_rope_complex_torch,
+        partial(apply_rope_torch, layout="interleaved"),
+    ):
+        out = form(x, positions, inv_freq=torch.from_numpy(theta))
+        np.testing.assert_allclose(out.double().numpy(), reference, atol=1e-6)
+
+
 def test_inv_freq_and_angles_follow_the_paper():
     np.testing.assert_allclose(inv_freq(64, 500000.0), paper_theta(64, 500000.0))
     pos = np.array([0, 3, 131_071])
@@ -687,6 +705,50 @@ def test_an_inference_pass_that_grows_the_cache_leaves_the_module_trainable():
     q = torch.randn(1, 2, 4, 16, requires_grad=True)
     rope(q, q)[0].sum().backward()
     assert q.grad is not None
+
+
+def test_a_module_built_or_updated_under_inference_mode_works_and_trains():
+    """Built under torch.inference_mode (as a server builds its model), or given
+    frequencies made there, the module raised 'Inference tensors do not track
+    version counter'; its buffers must also take in-place writes after."""
+    q = torch.randn(1, 2, 5, 16, generator=torch.Generator().manual_seed(4))
+    slower = torch.from_numpy(inv_freq(16)).float() / 4
+    with torch.inference_mode():
+        built_there = RotaryEmbedding(16, max_len=4)
+        updated_there = RotaryEmbedding(16)
+        updated_there.inv_freq = slower.clone()  # an inference tensor
+        got = built_there(q, q)[0], updated_there(q, q)[0]
+    expected = (
+        RotaryEmbedding(16)(q, q)[0],
+        RotaryEmbedding(16, inv_freq=slower)(q, q)[0],
+    )
+    for g, e in zip(got, expected, strict=True):
+        torch.testing.assert_close(g, e, rtol=0, atol=0)
+    with torch.no_grad():
+        built_there.inv_freq.mul_(0.25)  # an inference buffer would refuse this
+    torch.testing.assert_close(built_there(q, q)[0], expected[1], rtol=0, atol=0)
+    leaf = q.clone().requires_grad_()
+    built_there(leaf, leaf)[0].sum().backward()
+    assert leaf.grad is not None
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_batched_grads_and_vectorized_jacobians_equal_one_at_a_time(layout):
+    """Autograd's own vmap (is_grads_batched, jacobian(vectorize=True)) cannot
+    run the half layout's as_strided writes: it raised 'Batching rule not
+    implemented for aten::alias'."""
+    x = _f64(1, 2, 4, 8, seed=11)
+    rope, positions = RotaryEmbedding(8, layout=layout), torch.arange(4)
+    cotangents = torch.randn(3, *x.shape, dtype=torch.float64)
+    out = rope(x, x)[0]
+    grad = partial(torch.autograd.grad, out, x, retain_graph=True)
+    (batched,) = grad(cotangents, is_grads_batched=True)
+    torch.testing.assert_close(batched, torch.stack([grad(c)[0] for c in cotangents]))
+    rotate = partial(apply_rope_torch, positions=positions, layout=layout)
+    jacobian = torch.autograd.functional.jacobian
+    torch.testing.assert_close(
+        jacobian(rotate, x, vectorize=True), jacobian(rotate, x, vectorize=False)
+    )
 
 
 def _rotary_lm(vocab=11, d_model=16):
