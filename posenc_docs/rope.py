@@ -423,10 +423,11 @@ def _transformed(x: torch.Tensor) -> bool:
     """Whether x is traced (torch.compile), transformed (torch.func) or batched by
     autograd's own vmap (`is_grads_batched`, `jacobian(vectorize=True)`): none of
     them takes the writes through `as_strided` views of `_rotate_half`."""
+    legacy_batched = getattr(torch._C._functorch, "is_legacy_batchedtensor", None)
     return (
         torch.compiler.is_compiling()
         or torch._C._are_functorch_transforms_active()
-        or torch._C._functorch.is_legacy_batchedtensor(x)
+        or (legacy_batched is not None and legacy_batched(x))  # not in every torch
     )
 
 
