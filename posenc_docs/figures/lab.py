@@ -214,8 +214,8 @@ def passkey_grids(*, theme: str, names: tuple, columns: int):
             ax.set_axis_off()
         for ax in axes[:, 0]:
             ax.set_ylabel("key depth")
-        for ax in axes[-1]:
-            ax.set_xlabel("length / L")
+        for ax in axes.flat[max(len(names) - columns, 0) : len(names)]:
+            ax.set_xlabel("length / L")  # the lowest panel of each column
         fig.colorbar(image, ax=axes, label="exact match (%)", shrink=0.8)
     return fig
 
@@ -271,7 +271,7 @@ FIGURES = [
     FigureSpec(
         slug="lab-passkey-schemes",
         draw=passkey_grids,
-        params={"names": SCHEME_GRIDS, "columns": 5},
+        params={"names": SCHEME_GRIDS, "columns": 3},
         phone_params={"columns": 2},
         alt=(
             "Five heatmaps, one per positional scheme (none, learned, "
