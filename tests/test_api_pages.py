@@ -46,13 +46,21 @@ def test_api_page_math_is_typeset(site_dir, name):
 
 @pytest.mark.parametrize("name", PUBLIC)
 def test_api_page_has_no_duplicated_heading(site_dir, name):
-    headings = [
-        h.get_text(" ", strip=True).removesuffix("¶").strip()
+    headings = [  # text as shown: no space where a <wbr> splits a text node
+        " ".join("".join(h.strings).split()).removesuffix("¶").strip()
         for h in article(site_dir, name).select("h1, h2, h3, h4, h5, h6")
     ]
     repeated = [h for h, n in Counter(headings).items() if n > 1]
     assert not repeated, f"api/{name}: {repeated}"
     assert headings[0] == f"posenc_docs.{name}"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_api_page_title_breaks_after_the_package_on_a_phone(site_dir, name):
+    """The title is one code word wider than a phone: without a break opportunity
+    after the dot it broke inside the module name ("posenc_docs.sinusoida" / "l")."""
+    code = article(site_dir, name).select_one("h1 code")
+    assert str(code) == f"<code>posenc_docs.<wbr/>{name}</code>", str(code)
 
 
 @pytest.mark.parametrize("name", PUBLIC)
