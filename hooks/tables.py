@@ -21,12 +21,16 @@ HINT = (
 
 
 CODE_TEXT = re.compile(r"<code>([^<]*)</code>")
+# After an underscore; after a dot between names (not in a number); and where a
+# CamelCase name starts its next word.
+BREAK_POINT = re.compile(r"(?<=_)|(?<=[A-Za-z]\.)(?=[A-Za-z_])|(?<=[a-z])(?=[A-Z])")
 
 
 def with_break_points(code) -> str:
-    """Inline code in a table may break after an underscore, not mid-word: in a
-    narrow column `partial_rotary` broke as `partial_rotar` / `y`."""
-    return f"<code>{code[1].replace('_', '_<wbr>')}</code>"
+    """Inline code in a table may break between the parts of a name, not mid-word:
+    in a narrow column `partial_rotary` broke as `partial_rotar` / `y`, and
+    `learned.LearnedPositionalEmbedding` as `learned.Learne` / `dPositionalEmb`."""
+    return f"<code>{BREAK_POINT.sub('<wbr>', code[1])}</code>"
 
 
 def with_scroll_hints(page_html: str) -> str:

@@ -312,16 +312,22 @@ def test_tables_get_a_scroll_hint_and_nothing_else_changes():
     assert 'aria-hidden="true"' in tables.HINT and "data-search-exclude" in tables.HINT
 
 
-def test_inline_code_in_a_table_may_break_after_its_underscores_only():
+def test_inline_code_in_a_table_may_break_between_the_parts_of_a_name_only():
     tables = load("tables")
     page = (
         "<p><code>a_b</code></p><table><tr><td><code>partial_rotary</code></td>"
-        '<td><a href="x"><code>rope_type</code></a> <code>x</code></td></tr></table>'
+        '<td><a href="x"><code>rope_type</code></a> <code>x</code></td>'
+        "<td><code>learned.LearnedPositionalEmbedding</code></td>"
+        "<td><code>0.1 ln(s) + 1</code> <code>HF.from_pretrained</code></td></tr>"
+        "</table>"
     )
     wrapped = tables.with_scroll_hints(page)
     assert wrapped.startswith("<p><code>a_b</code></p>")  # outside tables: as is
     assert "<code>partial_<wbr>rotary</code>" in wrapped
     assert "<code>rope_<wbr>type</code></a> <code>x</code>" in wrapped
+    assert "<code>learned.<wbr>Learned<wbr>Positional<wbr>Embedding</code>" in wrapped
+    assert "<code>0.1 ln(s) + 1</code>" in wrapped  # no break inside a number
+    assert "<code>HF.<wbr>from_<wbr>pretrained</code>" in wrapped  # not H / F
 
 
 def test_notebook_cleaner_notices_when_mkdocs_jupyter_changes():
