@@ -538,38 +538,13 @@ def test_output_first_lines_stay_clear_of_the_copy_button_on_a_phone(
     assert tab.errors == []
 
 
-# Notebook code cells whose text runs under mkdocs-jupyter's copy button: the
-# first characters of each and how far (px) the text reaches past the button's left.
-CELLS_UNDER_COPY = """() => [...document.querySelectorAll('.jp-CodeCell')]
-  .flatMap(cell => {
-    const button = cell.querySelector('.zeroclipboard-container');
-    const pre = cell.querySelector('.highlight-ipynb pre');
-    if (!button || !pre) return [];
-    const text = document.createRange();
-    text.selectNodeContents(pre);
-    const b = button.getBoundingClientRect();
-    const right = Math.max(...[...text.getClientRects()]
-      .filter(t => t.bottom > b.top && t.top < b.bottom).map(t => t.right));
-    const start = pre.textContent.slice(0, 40);
-    return right > b.left ? [[start, Math.round(right - b.left)]] : [];
-  })"""
-
-
-def test_notebook_code_starts_below_its_copy_button_on_a_phone(guarded, site_url):
-    """hooks/notebook.css: a code cell has no title bar, so mkdocs-jupyter's copy
-    button sat on its first line, over 'SinusoidalPositionalEn…' on a phone."""
-    tab = guarded(width=390).open(f"{site_url}/notebooks/four_methods/")
-    assert tab.page.locator(".jp-CodeCell .zeroclipboard-container").count() >= 5
-    assert tab.page.evaluate(CELLS_UNDER_COPY) == []
-    assert tab.errors == []
-
-
 # Listings whose text, scrolled to its end, runs under their copy button: the
 # first characters of each and how far (px) the text reaches past the button's left.
-ENDS_UNDER_COPY = """() => [...document.querySelectorAll('.md-typeset pre')]
-  .flatMap(pre => {
-    const code = pre.querySelector(':scope > code');
-    const button = pre.querySelector(':scope > .md-code__nav');
+# Arguments: the listings, then within one its scrolling text and its copy button.
+ENDS_UNDER_COPY = """([listings, scroller, copy]) =>
+  [...document.querySelectorAll(listings)].flatMap(listing => {
+    const code = listing.querySelector(scroller);
+    const button = listing.querySelector(copy);
     if (!button || !code) return [];
     code.scrollLeft = code.scrollWidth;
     const text = document.createRange();
@@ -581,6 +556,8 @@ ENDS_UNDER_COPY = """() => [...document.querySelectorAll('.md-typeset pre')]
     const start = code.textContent.slice(0, 40);
     return right > b.left ? [[start, Math.round(right - b.left)]] : [];
   })"""
+LISTINGS = [".md-typeset pre", ":scope > code", ":scope > .md-code__nav"]
+NOTEBOOK_CELLS = [".jp-CodeCell", ".highlight-ipynb pre", ".zeroclipboard-container"]
 
 
 @pytest.mark.parametrize(
@@ -591,7 +568,16 @@ def test_listing_ends_stay_clear_of_the_copy_button_on_a_phone(guarded, site_url
     copy button (Install's one-line pip command ended under it)."""
     tab = guarded(width=390).open(f"{site_url}/{page}")
     seen_with_buttons(tab, ".md-typeset pre:has(> code):visible")
-    assert tab.page.evaluate(ENDS_UNDER_COPY) == []
+    assert tab.page.evaluate(ENDS_UNDER_COPY, LISTINGS) == []
+    assert tab.errors == []
+
+
+def test_notebook_code_starts_below_its_copy_button_on_a_phone(guarded, site_url):
+    """hooks/notebook.css: a code cell has no title bar, so mkdocs-jupyter's copy
+    button sat on its first line, over 'SinusoidalPositionalEn…' on a phone."""
+    tab = guarded(width=390).open(f"{site_url}/notebooks/four_methods/")
+    assert tab.page.locator(".jp-CodeCell .zeroclipboard-container").count() >= 5
+    assert tab.page.evaluate(ENDS_UNDER_COPY, NOTEBOOK_CELLS) == []
     assert tab.errors == []
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from posenc_docs.figures import BY_SLUG
+from posenc_docs.figures.spec import svg_size
 from tests.conftest import figure_slugs, mount_widget
 
 PHONE = {"width": 390, "height": 844}
@@ -163,8 +164,7 @@ def test_figure_text_is_at_least_9_px_in_the_narrowest_desktop_column(site_dir):
             continue
         data = svg.read_bytes()
         size, view_width = smallest_text(data)
-        width_px = float(re.search(rb'width="([\d.]+)pt"', data)[1]) * 4 / 3
-        shown = min(width_px, NARROWEST_DESKTOP_COLUMN)
+        shown = min(svg_size(data)[0], NARROWEST_DESKTOP_COLUMN)
         measured[svg.name] = size * shown / view_width
     small = {name: round(px, 2) for name, px in measured.items() if px < SMALLEST_PX}
     assert len(measured) >= 30 and small == {}, small

@@ -6,7 +6,6 @@ the Mesh TensorFlow description; and the bucket boundaries of T5's own config.
 """
 
 import math
-from functools import cache
 
 import numpy as np
 import pytest
@@ -26,17 +25,10 @@ GRID = np.arange(-1000, 1001)
 CONFIGS = [(32, 128), (16, 64), (64, 256), (8, 20), (32, 100), (128, 1024), (6, 5)]
 
 
-@cache
-def t5():
-    """HF's T5 modelling code, imported when a test first needs it (1.4 s), not
-    while the file is collected."""
-    from transformers.models.t5 import modeling_t5
-
-    return modeling_t5
-
-
 def hf_bucket(rel, bidirectional, num_buckets, max_distance):
-    bucket = t5().T5Attention._relative_position_bucket
+    from transformers.models.t5.modeling_t5 import T5Attention  # not at collection
+
+    bucket = T5Attention._relative_position_bucket
     rel = torch.as_tensor(rel)
     kwargs = {"num_buckets": num_buckets, "max_distance": max_distance}
     return bucket(rel, bidirectional=bidirectional, **kwargs).numpy()
@@ -156,13 +148,14 @@ def test_causal_buckets_hide_the_future_in_bucket_zero():
 
 def test_bias_equals_hugging_face_compute_bias():
     from transformers import T5Config
+    from transformers.models.t5.modeling_t5 import T5Attention
 
     config = T5Config(
         d_model=16, d_kv=4, num_heads=4, relative_attention_num_buckets=32
     )
     for is_decoder in (False, True):
         config.is_decoder = is_decoder
-        layer = t5().T5Attention(config, has_relative_attention_bias=True, layer_idx=0)
+        layer = T5Attention(config, has_relative_attention_bias=True, layer_idx=0)
         table = layer.relative_attention_bias.weight.detach().double()  # (32, 4)
         for q_len, k_len in ((40, 40), (1, 300), (5, 200)):
             past = k_len - q_len

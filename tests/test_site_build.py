@@ -1,6 +1,7 @@
 """The strict build: validation settings bite, and every code block a reader copies
 runs as copied (that two builds give the same bytes: tests/test_build_cache.py)."""
 
+import gzip
 import json
 import os
 import re
@@ -108,8 +109,6 @@ def test_every_copyable_block_runs_in_page_order(site_dir, html_pages, tmp_path)
 def test_the_sitemap_lists_every_page_and_holds_no_build_date(site_dir, html_pages):
     """hooks/sitemap.py: mkdocs dated every page with the day of the build and
     stamped sitemap.xml.gz with it, so two builds a day apart differed."""
-    import gzip
-
     site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
     xml = (site_dir / "sitemap.xml").read_bytes()
     listed = re.findall(r"<loc>([^<]+)</loc>", xml.decode())
