@@ -556,8 +556,8 @@ ENDS_UNDER_COPY = """([listings, scroller, copy]) =>
     const start = code.textContent.slice(0, 40);
     return right > b.left ? [[start, Math.round(right - b.left)]] : [];
   })"""
-LISTINGS = [".md-typeset pre", ":scope > code", ":scope > .md-code__nav"]
-NOTEBOOK_CELLS = [".jp-CodeCell", ".highlight-ipynb pre", ".zeroclipboard-container"]
+LISTING_PARTS = [".md-typeset pre", ":scope > code", ":scope > .md-code__nav"]
+CELL_PARTS = [".jp-CodeCell", ".highlight-ipynb pre", ".zeroclipboard-container"]
 
 
 @pytest.mark.parametrize(
@@ -568,7 +568,7 @@ def test_listing_ends_stay_clear_of_the_copy_button_on_a_phone(guarded, site_url
     copy button (Install's one-line pip command ended under it)."""
     tab = guarded(width=390).open(f"{site_url}/{page}")
     seen_with_buttons(tab, ".md-typeset pre:has(> code):visible")
-    assert tab.page.evaluate(ENDS_UNDER_COPY, LISTINGS) == []
+    assert tab.page.evaluate(ENDS_UNDER_COPY, LISTING_PARTS) == []
     assert tab.errors == []
 
 
@@ -577,7 +577,7 @@ def test_notebook_code_starts_below_its_copy_button_on_a_phone(guarded, site_url
     button sat on its first line, over 'SinusoidalPositionalEn…' on a phone."""
     tab = guarded(width=390).open(f"{site_url}/notebooks/four_methods/")
     assert tab.page.locator(".jp-CodeCell .zeroclipboard-container").count() >= 5
-    assert tab.page.evaluate(ENDS_UNDER_COPY, NOTEBOOK_CELLS) == []
+    assert tab.page.evaluate(ENDS_UNDER_COPY, CELL_PARTS) == []
     assert tab.errors == []
 
 
