@@ -9,19 +9,25 @@ and links to other pages' anchors) is kept under everything it reads:
 - the page's Markdown, as the macros left it, its source path and its URL;
 - markdown-exec's count of the outputs converted before it (its ids go on from it);
 - the path and URL of every file of the build (the links it rewrites and checks);
-- the bytes of the config file, of ``hooks/`` and of the package (the Markdown
-  extensions and their settings; the snippets a page includes and the examples
-  it runs, which all come from the package).
+- the bytes of the config file and of ``hooks/`` (the Markdown extensions and
+  their settings);
+- the package files the page reads: each file it includes a snippet of, each
+  module it documents (mkdocstrings' ``::: posenc_docs.x``), and the package
+  modules those files and the page's own import lines import, transitively, with
+  the data files they name (`build_cache.dependencies`). The examples a page runs
+  are snippets, so an edit of one module converts again only the pages whose
+  snippets, examples or API reference may read it.
 
 What a conversion registers outside the page is replayed when it is reused:
-mkdocs-autorefs' anchors and markdown-exec's count of converted outputs. A
-conversion is not kept if it logs anything (a warning must show on every build),
-if mkdocstrings (``:::``) takes part in it (its inventory is filled then), if a
-markdown-exec session shares globals with other pages, or if a snippet comes from
-outside the package. mkdocs-jupyter renders its pages with its own method: not
-kept.
+mkdocs-autorefs' anchors, the items of mkdocstrings' inventory (``objects.inv``)
+and markdown-exec's count of converted outputs. A conversion is not kept if it
+logs anything (a warning must show on every build), if a markdown-exec session
+shares globals with other pages, if a snippet comes from outside the package or
+if mkdocstrings documents something else than the package. mkdocs-jupyter
+renders its pages with its own method: not kept.
 """
 
+import ast
 import copy
 import functools
 import hashlib
@@ -39,17 +45,21 @@ try:  # counts converted outputs across pages for their ids
 except ImportError:  # another markdown-exec: its pages are converted every time
     MarkdownConverter = None
 
-AUTODOC = re.compile(r"^[ \t]*(#{1,6}[ \t]*)?:::", re.MULTILINE)  # as mkdocstrings
+AUTODOC = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?:::[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+PACKAGE_OBJECT = re.compile(r"posenc_docs(\.\w+)*")  # what ::: may document
 SNIPPET = re.compile(r"--8<--(.*)")
 PACKAGE_SNIPPET = re.compile(r'[ \t]+"posenc_docs/(?![^"]*\.\.)[^"]*"[ \t]*$')
+SNIPPET_FILE = re.compile(r'"(posenc_docs/[^":]*)')  # without its ":section"
 EXECUTED = re.compile(r"\bexec=")
 SESSION = re.compile(r"\bsession=")  # markdown-exec: globals shared across pages
-READ_BY_CONVERSIONS = ("hooks", "posenc_docs")  # folders, with the config file
+READ_BY_CONVERSIONS = ("hooks",)  # folders, with the config file; and `package_inputs`
 
 
 def keepable(markdown: str) -> bool:
     """Whether a conversion of ``markdown`` can be kept and replayed."""
-    if AUTODOC.search(markdown) or SESSION.search(markdown):
+    if SESSION.search(markdown):
+        return False
+    if not all(PACKAGE_OBJECT.fullmatch(name) for name in AUTODOC.findall(markdown)):
         return False
     if MarkdownConverter is None and EXECUTED.search(markdown):
         return False
@@ -65,8 +75,60 @@ def _files_read(config) -> list[Path]:
     return paths
 
 
+def page_imports(markdown: str) -> str:
+    """The page's lines that import something and parse alone as Python (the
+    code of its examples that are not snippets; prose that starts with "import"
+    is not Python and is left out)."""
+    lines = (m[0].strip() for m in build_cache.IMPORT_LINE.finditer(markdown))
+    return "\n".join(line for line in lines if _parses(line))
+
+
+def _parses(line: str) -> bool:
+    try:
+        return bool(ast.parse(line).body)
+    except SyntaxError:
+        return False
+
+
+def package_inputs(markdown: str, root: Path) -> bytes:
+    """Digest of the package files a page's conversion reads (module docstring)."""
+    digest = hashlib.sha256()
+    lines = SNIPPET.findall(markdown)
+    for name in sorted({n for rest in lines for n in SNIPPET_FILE.findall(rest)}):
+        digest.update(name.encode() + included_file_inputs(root / name, root))
+    for name in sorted(set(AUTODOC.findall(markdown))):  # `keepable`: the package's
+        digest.update(name.encode())
+        if module := documented_module(name, root):
+            source = build_cache.module_source(module, root)
+            digest.update(build_cache.dependency_digest(source, root, module))
+    digest.update(build_cache.dependency_digest(page_imports(markdown), root))
+    return digest.digest()
+
+
+def included_file_inputs(path: Path, root: Path) -> bytes:
+    """Digest of a snippet's file: a module's with its dependencies, or its bytes."""
+    if not path.is_file():  # the snippets extension reports it
+        return b""
+    if path.suffix != ".py":
+        return build_cache.file_digest(path)
+    module = ".".join(path.relative_to(root).with_suffix("").parts)
+    source = path.read_text(encoding="utf-8")
+    return build_cache.dependency_digest(source, root, module)
+
+
+def documented_module(name: str, root: Path) -> str | None:
+    """The package module that holds object ``name`` (``posenc_docs.rope`` for
+    ``posenc_docs.rope.RotaryEmbedding.forward``), or None."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        if build_cache.module_path(".".join(parts[:end]), root):
+            return ".".join(parts[:end])
+    return None
+
+
 def build_inputs(config, files) -> bytes:
-    """Digest of what every page's conversion reads besides its own Markdown."""
+    """Digest of what every page's conversion reads besides its own Markdown and
+    package files."""
     digest = hashlib.sha256()
     for file in sorted(files, key=lambda f: f.src_uri):
         digest.update(repr((file.src_uri, file.dest_uri, file.url)).encode())
@@ -87,16 +149,34 @@ class Conversion:
     anchor_ids: set[str]
     links_to_anchors: dict[str, dict[str, str]] | None  # by linked file's src_uri
     autorefs_anchors: list[tuple[tuple, dict]]  # register_anchor's other arguments
+    inventory_items: list[dict]  # mkdocstrings' Inventory.register arguments
     outputs: int  # markdown-exec outputs converted
+
+
+@dataclass
+class Registries:
+    """Where a conversion registers things outside its page, those present:
+    mkdocs-autorefs' plugin and mkdocstrings' inventory."""
+
+    autorefs: object | None
+    inventory: object | None
+
+    @classmethod
+    def of(cls, config) -> "Registries":
+        mkdocstrings = config.plugins.get("mkdocstrings")
+        handlers = getattr(mkdocstrings, "_handlers", None)  # set by its on_config
+        inventory = None if handlers is None else handlers.inventory
+        return cls(config.plugins.get("autorefs"), inventory)
 
 
 class Recording(logging.Handler):
     """While a page converts: whether anything is logged, and what it registers
-    with mkdocs-autorefs (``autorefs``, or None) and markdown-exec."""
+    with mkdocs-autorefs, mkdocstrings' inventory and markdown-exec."""
 
-    def __init__(self, page: Page, autorefs):
+    def __init__(self, page: Page, registries: Registries):
         super().__init__(logging.INFO)
-        self.page, self.autorefs, self.logged, self.anchors = page, autorefs, False, []
+        self.page, self.logged, self.anchors, self.items = page, False, [], []
+        self.autorefs, self.inventory = registries.autorefs, registries.inventory
         self.others = False  # an anchor registered for another page
 
     def emit(self, record):
@@ -107,6 +187,10 @@ class Recording(logging.Handler):
         self.anchors.append((args, kwargs))
         type(self.autorefs).register_anchor(self.autorefs, page, *args, **kwargs)
 
+    def register_item(self, **item):  # mkdocstrings passes keywords only
+        self.items.append(item)
+        type(self.inventory).register(self.inventory, **item)
+
     def __enter__(self):
         self.thread = threading.get_ident()
         self.outputs = MarkdownConverter.counter if MarkdownConverter else 0
@@ -114,6 +198,8 @@ class Recording(logging.Handler):
             logger.addHandler(self)
         if self.autorefs is not None:
             self.autorefs.register_anchor = self.register_anchor
+        if self.inventory is not None:
+            self.inventory.register = self.register_item
         return self
 
     def __exit__(self, *exc):
@@ -121,6 +207,8 @@ class Recording(logging.Handler):
             logger.removeHandler(self)
         if self.autorefs is not None:
             del self.autorefs.register_anchor  # the class's method again
+        if self.inventory is not None:
+            del self.inventory.register
         if MarkdownConverter:
             self.outputs = MarkdownConverter.counter - self.outputs
 
@@ -136,11 +224,12 @@ def conversion(page: Page, recording: Recording) -> Conversion:
         if links is None
         else {file.src_uri: dict(anchors) for file, anchors in links.items()},
         autorefs_anchors=recording.anchors,
+        inventory_items=recording.items,
         outputs=recording.outputs,
     )
 
 
-def replay(page: Page, kept: Conversion, files, autorefs) -> None:
+def replay(page: Page, kept: Conversion, files, registries: Registries) -> None:
     """Leave on ``page`` and register what its conversion did."""
     page.content, page.toc = kept.content, copy.deepcopy(kept.toc)
     page._title_from_render = kept.title
@@ -151,7 +240,10 @@ def replay(page: Page, kept: Conversion, files, autorefs) -> None:
             for uri, anchors in kept.links_to_anchors.items()
         }
     for args, kwargs in kept.autorefs_anchors:
-        autorefs.register_anchor(page, *args, **kwargs)
+        registries.autorefs.register_anchor(page, *args, **kwargs)
+    for item in kept.inventory_items:  # an alias (priority 2) only if not taken
+        if item.get("priority", 1) < 2 or item["name"] not in registries.inventory:
+            registries.inventory.register(**item)
     if MarkdownConverter:
         MarkdownConverter.counter += kept.outputs
 
@@ -171,12 +263,14 @@ def memoized(render):
             kept["last"], kept["this"] = kept["this"], {}
         outputs = MarkdownConverter.counter if MarkdownConverter else 0  # for ids
         identity = (self.markdown, self.file.src_uri, self.url, outputs)
-        key = hashlib.sha256(repr(identity).encode() + build[1]).digest()
-        autorefs = config.plugins.get("autorefs")
+        root = Path(config.config_file_path).parent
+        package = package_inputs(self.markdown, root)
+        key = hashlib.sha256(repr(identity).encode() + build[1] + package).digest()
+        registries = Registries.of(config)
         if (found := kept["this"].get(key) or kept["last"].get(key)) is not None:
             kept["this"][key] = found
-            return replay(self, found, files, autorefs)
-        with Recording(self, autorefs) as recording:
+            return replay(self, found, files, registries)
+        with Recording(self, registries) as recording:
             render(self, config, files)
         if not (recording.logged or recording.others):
             kept["this"][key] = conversion(self, recording)

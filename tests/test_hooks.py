@@ -4,6 +4,7 @@ import html.parser
 import importlib.util
 import re
 import sys
+import zlib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -938,11 +939,92 @@ def test_serve_rebuilds_convert_only_the_pages_whose_inputs_changed(
     write_files(tmp_path, {"posenc_docs/x.py": "# --8<-- [start:a]\nA = 2\n"
                                                "# --8<-- [end:a]\n"})  # fmt: skip
     changed = session.build()
-    assert "# Home" in session.converted and "A = 2" in changed[""]
+    assert session.converted == ["# Home"] and "A = 2" in changed[""]
     assert changed == ServeSession(tmp_path, monkeypatch).build("fresh")
     write_files(tmp_path, {"docs/new.md": "# New\n"})  # links may resolve anew
     session.build()
     assert sorted(session.converted)[:4] == ["# Home", "# New", "# Ran", "# Refs"]
+
+
+def test_a_package_edit_converts_again_only_the_pages_that_may_read_it(
+    tmp_path, monkeypatch
+):
+    """hooks/render_memo.py: a page depends on the files it includes snippets of,
+    on the modules they import (transitively, with their packages' __init__) and
+    on the modules its own import lines name; not on the rest of the package."""
+    write_files(tmp_path, {
+        "docs/index.md": '# Home\n\n--8<-- "posenc_docs/x.py:a"\n',
+        "docs/shown.md": "# Shown\n\n```python\nfrom posenc_docs.z import C\n```\n",
+        "docs/prose.md": "# Prose\n\nimport the weights, then run it.\n",
+        "posenc_docs/__init__.py": "",
+        "posenc_docs/x.py": "from posenc_docs import y\n"
+        "# --8<-- [start:a]\nA = y.B\n# --8<-- [end:a]\n",
+        "posenc_docs/y.py": "from . import w\nB = 1\n",
+        "posenc_docs/w.py": "",
+        "posenc_docs/z.py": "C = 1\n",
+        "posenc_docs/unused.py": "D = 1\n",
+        "mkdocs.yml": "site_name: t\nnav: [index.md, shown.md, prose.md]\n"
+        f"hooks: [{ROOT / 'hooks' / 'render_memo.py'}]\n"
+        "markdown_extensions:\n  - pymdownx.superfences\n  - pymdownx.snippets:\n"
+        "      base_path: ['.']\n      check_paths: true\n",
+    })  # fmt: skip
+    session = ServeSession(tmp_path, monkeypatch)
+    session.build()
+    assert sorted(session.converted) == ["# Home", "# Prose", "# Shown"]
+    for edited, converted in [
+        ("w.py", ["# Home"]),  # x imports y, which imports w
+        ("z.py", ["# Shown"]),
+        ("unused.py", []),
+        ("__init__.py", ["# Home", "# Shown"]),
+    ]:
+        module = tmp_path / "posenc_docs" / edited
+        module.write_text(module.read_text() + "# edited\n")
+        session.build()
+        assert sorted(session.converted) == converted, edited
+
+
+def test_an_api_page_is_converted_again_only_when_its_module_may_change_it(
+    tmp_path, monkeypatch
+):
+    """hooks/render_memo.py with mkdocstrings: a kept API page is replayed with its
+    anchors (a link to it resolves) and its objects.inv items; it is converted
+    again when its module or a module it imports changes, not otherwise; every
+    build writes what a fresh build writes."""
+    write_files(tmp_path, {
+        "docs/index.md": "# Home\n\nSee [f][posenc_docs.x.f].\n",
+        "docs/x.md": "# X\n\n::: posenc_docs.x\n",
+        "docs/y.md": "# Y\n\n::: posenc_docs.y\n",
+        "posenc_docs/__init__.py": "",
+        "posenc_docs/x.py": '"""X."""\n\nfrom posenc_docs import y\n\n\n'
+        'def f():\n    """F, then [g][posenc_docs.y.g]."""\n',
+        "posenc_docs/y.py": '"""Y."""\n\n\ndef g():\n    """G."""\n',
+        "posenc_docs/z.py": '"""Z."""\n',
+        "mkdocs.yml": "site_name: t\nnav: [index.md, x.md, y.md]\n"
+        f"hooks: [{ROOT / 'hooks' / 'render_memo.py'}]\n"
+        "plugins:\n  - autorefs\n  - mkdocstrings:\n      handlers:\n"
+        "        python:\n          paths: [.]\n",
+    })  # fmt: skip
+    session = ServeSession(tmp_path, monkeypatch)
+
+    def built(site="site"):
+        pages = session.build(site)
+        return pages, (tmp_path / site / "objects.inv").read_bytes()
+
+    first = built()
+    assert 'href="x/#posenc_docs.x.f"' in first[0][""]
+    assert b"posenc_docs.y.g" in zlib.decompress(first[1].split(b"\n", 4)[4])
+    assert built() == first and session.converted == []
+    write_files(tmp_path, {"posenc_docs/z.py": '"""Z, edited."""\n'})
+    assert built() == first and session.converted == []  # nothing reads z
+    write_files(
+        tmp_path, {"posenc_docs/y.py": '"""Y."""\n\n\ndef g():\n    """G2."""\n'}
+    )
+    edited = built()
+    pages = sorted(c for c in session.converted if c.startswith("# "))  # docstrings
+    assert pages == ["# X", "# Y"]  # x imports y
+    assert "G2." in edited[0]["y"] and edited[0][""] == first[0][""]
+    session = ServeSession(tmp_path, monkeypatch)  # a fresh process's build
+    assert built("fresh") == edited
 
 
 def test_serve_converts_a_page_that_logs_on_every_build(tmp_path, monkeypatch):
@@ -965,6 +1047,12 @@ def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
     assert not memo.keepable('--8<-- "docs/other.md"\n')  # outside the package
     assert not memo.keepable("--8<--\nposenc_docs/x.py\n--8<--\n")  # block form
     assert not memo.keepable('--8<-- "posenc_docs/../docs/x.md"\n')
-    for autodoc in ("::: posenc_docs.rope", ":::posenc_docs.rope", "## ::: a.b"):
-        assert not memo.keepable(f"# A\n\n{autodoc}\n"), autodoc  # mkdocstrings
+    for autodoc in (
+        "::: posenc_docs.rope",
+        ":::posenc_docs.rope.f",
+        "## ::: posenc_docs",
+    ):
+        assert memo.keepable(f"# A\n\n{autodoc}\n"), autodoc  # mkdocstrings
+    for autodoc in ("::: numpy.fft", "## ::: a.b", "::: posenc_docs.x y", ":::"):
+        assert not memo.keepable(f"# A\n\n{autodoc}\n"), autodoc  # not the package
     assert not memo.keepable('```python exec="on" session="s"\nx = 1\n```\n')
