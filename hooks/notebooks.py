@@ -3,14 +3,16 @@
 Brittle on purpose and isolated here: each pattern must match, or the build stops
 saying which one no longer does (mkdocs-jupyter changed its HTML). Notebook pages
 take the site's look: code cells get Material's syntax colours (JupyterLab's are
-dropped), and ``notebook.css`` beside this file is appended to the shared notebook
-stylesheet. Each notebook is also served as an unexecuted ``.ipynb`` next to its
-``.py``, made in memory with the same bytes on every build, both linked under the
-page's title. A notebook's page
-description is its jupytext header's ``description``. Notebooks execute in a
-background thread from ``on_files`` on, one after another, into mkdocs-jupyter's
-cache: the kernel is a process of its own, so other pages build meanwhile, and a
-notebook's page waits for its notebook only when MkDocs renders it.
+dropped). The ``<style>`` blocks of their bodies become one stylesheet that every
+notebook page links (cached once for all of them): the JupyterLab rules some
+notebook page can use, then ``notebook.css`` beside this file. It is written, and
+each page's link to it filled in, once the last notebook page is written. Each
+notebook is also served as an unexecuted ``.ipynb`` next to its ``.py``, made in
+memory with the same bytes on every build, both linked under the page's title. A
+notebook's page description is its jupytext header's ``description``. Notebooks
+execute in a background thread from ``on_files`` on, one after another, into
+mkdocs-jupyter's cache: the kernel is a process of its own, so other pages build
+meanwhile, and a notebook's page waits for its notebook only when MkDocs renders it.
 """
 
 import hashlib
@@ -85,24 +87,36 @@ def clean_notebook_html(html: str) -> str:
 INLINE_STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.DOTALL)
 
 
-def shared_stylesheet(html: str, page_url: str) -> tuple[str, str, str]:
-    """Move the ``<style>`` blocks of a notebook page's body into a cacheable file.
+STYLESHEET_LINK = '<link rel="stylesheet" href="{href}">'
+UNLINKED = STYLESHEET_LINK.format(href="posenc:notebook-stylesheet")  # for now
 
-    Returns the page with a ``<link>`` to it at the end of the head (the site's
-    own inline style stays there), the site path of the stylesheet (named by a
-    hash of its content) and the stylesheet itself: the blocks without
-    JupyterLab's syntax colours and without what cannot apply to the page
-    (`unused_css.for_page`), then the site's ``notebook.css``.
-    """
+
+def styles_taken_out(html: str) -> tuple[str, str]:
+    """A notebook page without the ``<style>`` blocks of its body, with a
+    placeholder `UNLINKED` at the end of its head (the site's own inline style stays
+    there), and the blocks' CSS without JupyterLab's syntax colours."""
     head, _, body = html.partition("</head>")
-    bare_body = INLINE_STYLE.sub("", body)
-    css = unused_css.for_page(jupyterlab_css(body), head + bare_body)
-    css += "\n" + SITE_CSS.read_text(encoding="utf-8")
+    return f"{head}{UNLINKED}</head>{INLINE_STYLE.sub('', body)}", jupyterlab_css(body)
+
+
+def shared_stylesheet(pages: list[tuple[str, str]]) -> tuple[str, str]:
+    """The site path (named by a hash of its content) and the content of the one
+    stylesheet for notebook pages ``pages`` (each its HTML and its `styles_taken_out`
+    CSS): the CSS without what can apply to none of them (`unused_css.for_page`),
+    then the site's ``notebook.css``."""
+    blocks = "\n".join(dict.fromkeys(css for _, css in pages))  # each once, in order
+    used = unused_css.for_page(blocks, "\n".join(html for html, _ in pages))
+    css = used + "\n" + SITE_CSS.read_text(encoding="utf-8")
     digest = hashlib.sha256(css.encode()).hexdigest()[:12]
-    path = f"assets/stylesheets/notebook.{digest}.css"
+    return f"assets/stylesheets/notebook.{digest}.css", css
+
+
+def linked(html: str, page_url: str, path: str) -> str:
+    """The notebook page with its placeholder link pointing at ``path``."""
+    if html.count(UNLINKED) != 1:
+        raise PluginError(f"{page_url}: the notebook stylesheet's link went missing")
     href = posixpath.relpath(path, posixpath.dirname(page_url + "x") or ".")
-    link = f'<link rel="stylesheet" href="{href}">'
-    return f"{head}{link}</head>{bare_body}", path, css
+    return html.replace(UNLINKED, STYLESHEET_LINK.format(href=href))
 
 
 def jupyterlab_css(body: str) -> str:
@@ -159,7 +173,7 @@ def on_files(files, config):
     plugin = config.plugins["mkdocs-jupyter"]
     notebooks = [file for file in files if plugin.should_include(file)]
     forget_executions()  # what an earlier, failed build of this process left
-    _stylesheets.clear()  # serve: an earlier build's stylesheets are not this one's
+    _notebook_pages.clear()  # serve: an earlier build's pages are not this one's
     files = pages_last(files, notebooks)  # the site's files from now on
     _ahead.update(execute_ahead(plugin, notebooks, config, files))
     return files
@@ -204,7 +218,7 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
-_stylesheets: dict[str, str] = {}
+_notebook_pages: dict[str, tuple[str, str, str]] = {}  # dest path: url, HTML, CSS
 
 
 def on_page_content(html, page, config, files):
@@ -233,13 +247,19 @@ def on_post_page(output, page, config):
     if not page.file.src_uri.startswith("notebooks/"):
         return output
     output = with_downloads(clean_notebook_html(output), page.file.src_uri)
-    output, path, css = shared_stylesheet(output, page.url)
-    _stylesheets[path] = css
+    output, css = styles_taken_out(output)
+    _notebook_pages[page.file.dest_uri] = (page.url, output, css)
     return output
 
 
 def on_post_build(config):
-    for path, css in _stylesheets.items():
-        target = Path(config.site_dir) / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(css, encoding="utf-8")
+    """Write the shared stylesheet, and link it from the written notebook pages."""
+    if not _notebook_pages:
+        return
+    site = Path(config.site_dir)
+    path, css = shared_stylesheet([page[1:] for page in _notebook_pages.values()])
+    (site / path).parent.mkdir(parents=True, exist_ok=True)
+    (site / path).write_text(css, encoding="utf-8")
+    for dest, (url, _, _) in _notebook_pages.items():
+        written = (site / dest).read_text(encoding="utf-8")  # as other hooks left it
+        (site / dest).write_text(linked(written, url, path), encoding="utf-8")

@@ -262,21 +262,36 @@ def test_notebook_code_cells_take_materials_colours():
     listing = '<div class="highlight highlight-ipynb hl-python"><pre tabindex="0">'
     assert listing in cleaned
     assert cleaned.count('tabindex="0"') == 1  # the listing, not its cell, scrolls
-    css = ".highlight-ipynb .k { color: green }\n.jp-Cell { y: 2 }\n.jp-Dialog { z: 3 }"
+    css = (
+        ".highlight-ipynb .k { color: green }\n.jp-Cell { y: 2 }\n"
+        ".jp-Dialog { z: 3 }\n.jp-Output { w: 4 }"
+    )
     page = (
         "<head><style>.js .own { a: 1 }</style></head>"
         f'<body><style>{css}</style><p class="jp-Cell">body</p></body>'
     )
-    html, path, shipped = notebooks.shared_stylesheet(page, "notebooks/a/")
-    site_css = notebooks.SITE_CSS.read_text(encoding="utf-8")
-    assert shipped == ".jp-Cell{y: 2 }\n" + site_css  # no syntax colours, no dialog
-    link = f'<link rel="stylesheet" href="../../{path}">'
+    html, taken = notebooks.styles_taken_out(page)
     assert html == (
-        f"<head><style>.js .own {{ a: 1 }}</style>{link}</head>"
+        f"<head><style>.js .own {{ a: 1 }}</style>{notebooks.UNLINKED}</head>"
         '<body><p class="jp-Cell">body</p></body>'
     )
+    other = f'</head><body><style>{css}</style><p class="jp-Output">o</p></body>'
+    pages = [(html, taken), notebooks.styles_taken_out(other)]
+    path, shipped = notebooks.shared_stylesheet(pages)
+    site_css = notebooks.SITE_CSS.read_text(encoding="utf-8")
+    assert shipped == (  # what either page uses: no syntax colours, no dialog
+        ".jp-Cell{y: 2 }.jp-Output{w: 4 }\n" + site_css
+    )
+    assert notebooks.shared_stylesheet(pages[::-1])[1] == shipped  # CSS repeated
+    assert path.startswith("assets/stylesheets/notebook.") and path.endswith(".css")
+    link = f'<link rel="stylesheet" href="../../{path}">'
+    assert notebooks.linked(html, "notebooks/a/", path) == html.replace(
+        notebooks.UNLINKED, link
+    )
+    with pytest.raises(PluginError, match="notebooks/b/: the notebook stylesheet"):
+        notebooks.linked("<head></head>", "notebooks/b/", path)
     with pytest.raises(PluginError, match="highlight-ipynb"):
-        notebooks.shared_stylesheet("</head><style>.jp-Cell {}</style>", "nb/a/")
+        notebooks.styles_taken_out("</head><style>.jp-Cell {}</style>")
 
 
 def test_notebook_ipynb_is_the_script_as_a_reproducible_notebook(tmp_path):
