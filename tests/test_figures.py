@@ -23,6 +23,7 @@ from posenc_docs.figures.spec import (
     PAGE_BACKGROUNDS,
     SVG_RC,
     THEMES,
+    _wrapped,
     dark_variant,
 )
 from posenc_docs.figures.style import CELL_INKS, data_colour, ink_on, themed
@@ -201,3 +202,15 @@ def test_finetune_accuracy_ranges_are_bars_set_apart(phone):
     assert len(bars) == 6 * 5 and len({round(x, 6) for x in bars}) == len(bars)
     assert sum(isinstance(c, PolyCollection) for c in perplexity.collections) == 6
     plt.close(fig)
+
+
+@given(st.integers(60, 400))
+def test_phone_text_wraps_at_spaces_but_not_in_math_or_around_an_equals_sign(width):
+    """A phone figure's title wrapped at any width keeps "d = 64" and each $math$
+    on one line (a phone showed "..., d =" over "64"), and loses no word."""
+    title = "Trained on positions 0 to 2,047 with $R_m$ at $m$ = 3, d = 64 and L ≈ 8k"
+    lines = _wrapped(title, width, 9).split("\n")
+    assert " ".join(lines) == title
+    for line in lines:
+        assert line.count("$") % 2 == 0, lines
+        assert not re.search(r"(^[=≈])|([=≈]$)", line), lines

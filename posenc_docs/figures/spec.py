@@ -89,9 +89,14 @@ def plain_log_ticks(fig):
     return fig
 
 
+_WORD = r"(?:\S*\$[^$]*\$\S*|\S+)"  # $math$ with what touches it, or a plain word
+_UNBROKEN = re.compile(rf"{_WORD}(?: [=≈] {_WORD})*")  # "d = 64" stays on one line
+
+
 def _wrapped(text: str, width_pt: float, size_pt: float) -> str:
-    """Break ``text`` into lines that fit ``width_pt``, never inside $math$."""
-    words = re.findall(r"\S*\$[^$]*\$\S*|\S+", text)
+    """Break ``text`` into lines that fit ``width_pt``, never inside $math$ or
+    around an equals sign."""
+    words = _UNBROKEN.findall(text)
     if "\n" in text or len(text) * 0.55 * size_pt <= 0.95 * width_pt:
         return text
     per_line, lines = int(0.95 * width_pt / (0.55 * size_pt)), [""]
