@@ -577,9 +577,9 @@ def llama3(
     factor : float
         s >= 1 (Meta: 8; Llama-3.2 1B/3B: 32).
     low_freq_factor : float
-        $0 <$ low $<$ high (Meta: 1).
+        $0 <$ low $\le$ high (Meta: 1).
     high_freq_factor : float
-        high (Meta: 4).
+        high (Meta: 4; equal to low in Llama 4 Scout's config: no blend).
     original_max_position_embeddings : int
         $L_0$, the trained context length (Meta: 8192).
 
@@ -597,6 +597,9 @@ def llama3(
     $\theta_i/s$; otherwise (boundaries included)
     $\sigma = (L_0/\lambda_i - \text{low})/(\text{high} - \text{low})$ and
     $\theta'_i = (1 - \sigma)\,\theta_i/s + \sigma\,\theta_i$. Attention factor 1.
+    With low = high there is no band: $\lambda_i \ge L_0/\text{low}$ gets
+    $\theta_i/s$, the others keep $\theta_i$ (HF's numbers; Meta's code asserts
+    low $\ne$ high only for a pair exactly at the boundary).
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
@@ -605,12 +608,14 @@ def llama3(
     )
     low = checked_real("low_freq_factor", low_freq_factor, gt=0)
     high = checked_real("high_freq_factor", high_freq_factor, gt=0)
-    if not low < high:
+    if not low <= high:
         raise ValueError(
-            f"low_freq_factor must be < high_freq_factor={high}, got {low!r}"
+            f"low_freq_factor must be <= high_freq_factor={high}, got {low!r}"
         )
     theta = rope_inv_freq(d, base)  # (d/2,)
     wavelength = wavelengths(theta)  # (d/2,)
+    if low == high:  # no band to blend across (Llama 4 Scout)
+        return np.where(wavelength < L0 / high, theta, theta / factor), 1.0
     sigma = (L0 / wavelength - low) / (high - low)
     blended = (1 - sigma) * theta / factor + sigma * theta
     is_slow = wavelength > L0 / low
@@ -682,7 +687,8 @@ def from_rope_scaling(
         for static NTK-aware scaling; transformers' `"proportional"` is not among
         them), plus the keyword arguments of that method (`factor`,
         `original_max_position_embeddings`, `beta_fast`, `low_freq_factor`,
-        `short_factor`, ...). A key set to None counts as absent; a `"yarn"`
+        `short_factor`, ...). A key set to None counts as absent (but a
+        `"yarn"` `truncate` of None means False, as transformers reads it); a `"yarn"`
         without `factor` takes `max_position_embeddings / L0` (DeepSeek-V3);
         `rope_theta`, if present, must equal `base`; `partial_rotary_factor`, if
         present, must be in (0, 1] and is otherwise not used (it is already in
@@ -777,6 +783,8 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     for key in ("mrope_section", "mrope_interleaved"):  # which axis, not frequency
         params.pop(key, None)
     kind = checked_choice("rope_scaling's rope_type", kind, ROPE_TYPES)
+    if kind == "yarn" and rope_scaling.get("truncate", True) is None:
+        params["truncate"] = False  # transformers: `if truncate:` on get("truncate")
     theta = params.pop("rope_theta", base)
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")

@@ -145,7 +145,7 @@ def longrope_cases(d, base, factor, L0):
 
 
 def llama3_cases(d, base, factor, L0):
-    for low, high in ((1.0, 4.0), (2.0, 3.0)):
+    for low, high in ((1.0, 4.0), (2.0, 3.0), (1.0, 1.0)):  # 1, 1: Llama 4 Scout
         params = {"factor": factor, "original_max_position_embeddings": L0}
         params |= {"low_freq_factor": low, "high_freq_factor": high}
         yield params, round(factor * L0), None, scaling.llama3(d, base, **params)
@@ -240,6 +240,18 @@ def test_from_rope_scaling_reads_transformers_5_rope_parameters_as_hf_does():
     )
     assert_matches_hf(ours, hf_frequencies(config))
     assert ours[1] == pytest.approx(0.1 * math.log(4) + 1)  # s = 8192 / 2048
+
+
+def test_from_rope_scaling_reads_a_yarn_truncate_of_none_as_hf_does():
+    """HF reads ``get("truncate", True)`` and tests it: None does not truncate."""
+    yarn = {"factor": 32.0, "original_max_position_embeddings": 4096}
+    config = hf_config(64, 1.5e5, "yarn", 131072, **yarn, truncate=None)
+    ours = scaling.from_rope_scaling(
+        64, 1.5e5, {"rope_type": "yarn", **yarn, "truncate": None}
+    )
+    assert_matches_hf(ours, hf_frequencies(config))
+    untruncated = scaling.yarn(64, 1.5e5, **yarn, truncate=False)
+    np.testing.assert_array_equal(ours[0], untruncated[0])
 
 
 def test_from_rope_scaling_refuses_one_dict_per_layer_type():

@@ -292,6 +292,24 @@ def test_yarn_keeps_fast_pairs_and_interpolates_slow_pairs(d, base, factor, L0):
     assert np.all(np.diff(scale) >= -1e-12)  # slow-down grows with wavelength
 
 
+def test_llama3_with_equal_band_factors_splits_at_the_pretraining_length():
+    """Llama 4 Scout's rope_scaling (factor 16, low = high = 1, L0 8,192): no band
+    to blend across, so each pair is kept or slowed 16x by its wavelength alone
+    (a scalar loop); at base 500,000 and d = 128 that slows 29 of the 64 pairs."""
+    freq, attention = scaling.llama3(
+        128,
+        5e5,
+        factor=16.0,
+        low_freq_factor=1.0,
+        high_freq_factor=1.0,
+        original_max_position_embeddings=8192,
+    )
+    expected = [t if 2 * math.pi / t < 8192 else t / 16 for t in ref_theta(128, 5e5)]
+    close(freq, expected, rtol=1e-15)
+    assert np.count_nonzero(freq != rope_inv_freq(128, 5e5)) == 29
+    assert attention == 1.0
+
+
 @FAST
 @given(d=dims, base=bases, factor=st.floats(1.01, 64.0), L0=lengths)
 def test_llama3_thresholds_by_wavelength(d, base, factor, L0):
@@ -461,7 +479,7 @@ DYN = {"factor": 2.0, "max_position_embeddings": L0}
             {"d": 64, **LONG, "original_max_position_embeddings": 0},
             "original_max_position_embeddings",
         ),
-        (scaling.llama3, {"d": 64, **LLAMA, "low_freq_factor": 4.0}, "low_freq_factor"),
+        (scaling.llama3, {"d": 64, **LLAMA, "low_freq_factor": 4.5}, "low_freq_factor"),
         (scaling.llama3, {"d": 64, **LLAMA, "low_freq_factor": 5.0}, "low_freq_factor"),
         (
             scaling.longrope,

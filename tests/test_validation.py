@@ -320,7 +320,7 @@ SPECS = {
         | {"high_freq_factor": 4.0, "original_max_position_embeddings": 8192},
         {"d": "even", "base": "base", "factor": "factor", "low_freq_factor": "positive"}
         | {"high_freq_factor": "positive", "original_max_position_embeddings": "count"},
-        [("low_freq_factor", 4.0, V)],
+        [("low_freq_factor", 4.5, V)],
     ),
     "scaling.from_rope_scaling": (
         scaling.from_rope_scaling,
