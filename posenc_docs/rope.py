@@ -678,18 +678,20 @@ class RotaryEmbedding(torch.nn.Module):
         self._build_cache(max_len)
 
     def _cache_source(self) -> tuple:
-        """What the cache was built from: the frequency tensor (and its in-place
-        writes, counted by its version) and the attention factor."""
+        """What the cache was built from: the frequency tensor itself (kept, so
+        that no new tensor can take its `id`), its in-place writes (counted by
+        its version) and the attention factor."""
         theta = self.inv_freq  # one assigned under inference_mode has no version
         version = None if theta.is_inference() else theta._version
-        return id(theta), version, self.attention_factor
+        return theta, version, self.attention_factor
 
     def _was_changed(self) -> bool:
         """Whether inv_freq or attention_factor changed since the cache was built
         (not looked at while torch.compile traces)."""
         if torch.compiler.is_compiling():
             return False
-        return self._cache_source() != self._built_from
+        (theta, *rest), (built, *built_rest) = self._cache_source(), self._built_from
+        return theta is not built or rest != built_rest
 
     @torch.inference_mode(False)  # grown in an inference pass, it still trains
     def _build_cache(self, length: int) -> None:

@@ -503,6 +503,21 @@ def test_a_frequency_or_factor_set_on_the_module_holds_at_every_position(change)
     torch.testing.assert_close(module(q, q, offset=2)[0], wanted(q, q, offset=2)[0])
 
 
+def test_a_new_inv_freq_is_seen_even_where_it_takes_a_freed_tensors_id():
+    """The cache was keyed by id(inv_freq): a tensor assigned after the one the
+    cache was built from had been freed could take its id (CPython reuses the
+    memory) and the module kept rotating by the old frequencies."""
+    q = torch.randn(1, 1, 6, 8, generator=torch.Generator().manual_seed(3))
+    for _ in range(3):
+        module = RotaryEmbedding(8, max_len=6)  # cache built from tensor A
+        module.inv_freq = torch.full((4,), 0.5)  # B: A is freed
+        module.inv_freq = torch.full((4,), 0.25)  # C, made while B lives: A's id
+        wanted = apply_rope_torch(
+            q, torch.arange(6), layout="half", inv_freq=module.inv_freq
+        )
+        torch.testing.assert_close(module(q, q)[0], wanted, rtol=0, atol=1e-6)
+
+
 def test_an_attention_factor_set_on_the_module_is_checked():
     module = RotaryEmbedding(8)
     module.attention_factor = -1.0
