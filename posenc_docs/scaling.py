@@ -659,6 +659,12 @@ ROPE_TYPES = {  # rope_type -> method, like transformers' ROPE_INIT_FUNCTIONS
     "ntk": ntk,  # static NTK-aware: not a transformers rope_type
 }
 _FROM_CALLER = ("max_position_embeddings", "seq_len")  # from the model, not the dict
+NOT_FREQUENCIES = (  # rope_scaling keys of transformers' configs about other things
+    "mrope_section",  # M-RoPE: which axis each pair follows
+    "mrope_interleaved",
+    "interleaved",  # Qwen3-Omni's name for mrope_interleaved
+    "llama_4_scaling_beta",  # Ministral 3: a query scale by position
+)
 
 
 def from_rope_scaling(
@@ -692,8 +698,12 @@ def from_rope_scaling(
         without `factor` takes `max_position_embeddings / L0` (DeepSeek-V3);
         `rope_theta`, if present, must equal `base`; `partial_rotary_factor`, if
         present, must be in (0, 1] and is otherwise not used (it is already in
-        `d`); `mrope_section` and `mrope_interleaved` (M-RoPE's axes, see
-        `posenc_docs.mrope`) are ignored. A dict of one dict per layer type
+        `d`); `max_position_embeddings` (Ministral 3 copies it there) stands in
+        for the argument of that name, and must equal it if both are given;
+        `mrope_section`, `mrope_interleaved` and `interleaved` (M-RoPE's axes,
+        see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale
+        by position, not a frequency) are ignored, as transformers' configs
+        ignore them when they check the dict. A dict of one dict per layer type
         (Gemma 3's) is refused: pass the one for the layer. None means no
         scaling.
     max_position_embeddings : int, optional
@@ -731,13 +741,14 @@ def from_rope_scaling(
         max_position_embeddings = checked_int(
             "max_position_embeddings", max_position_embeddings
         )
+    kind, params = _rope_scaling_items(rope_scaling, base)
+    max_position_embeddings = _config_length(params, max_position_embeddings)
     if original_max_position_embeddings is not None:
         original_max_position_embeddings = checked_int(
             "original_max_position_embeddings", original_max_position_embeddings
         )
     if seq_len is not None:  # checked even for a method that does not read it
         seq_len = checked_int("seq_len", seq_len)
-    kind, params = _rope_scaling_items(rope_scaling, base)
     method = ROPE_TYPES[kind]
     keyword = {
         name: p
@@ -755,6 +766,20 @@ def from_rope_scaling(
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
     _check_rope_scaling_keys(kind, params, extra, keyword)
     return method(d, base, **params, **extra)
+
+
+def _config_length(params: dict, max_position_embeddings):
+    """The model's length: the argument, or the dict's copy of it (taken out of
+    the method's keyword arguments); both must agree."""
+    if (copy := params.pop("max_position_embeddings", None)) is None:
+        return max_position_embeddings
+    copy = checked_int("rope_scaling's max_position_embeddings", copy)
+    if max_position_embeddings not in (None, copy):
+        raise ValueError(
+            f"rope_scaling's max_position_embeddings={copy} is not "
+            f"max_position_embeddings={max_position_embeddings}"
+        )
+    return copy
 
 
 def _set_pretraining_length(params: dict, top_level, max_position_embeddings):
@@ -780,7 +805,7 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
         )
     legacy = params.pop("type", "default")  # rope_type wins, as in transformers
     kind = params.pop("rope_type", "default" if legacy == "mrope" else legacy)
-    for key in ("mrope_section", "mrope_interleaved"):  # which axis, not frequency
+    for key in NOT_FREQUENCIES:
         params.pop(key, None)
     kind = checked_choice("rope_scaling's rope_type", kind, ROPE_TYPES)
     if kind == "yarn" and rope_scaling.get("truncate", True) is None:

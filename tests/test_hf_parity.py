@@ -34,7 +34,7 @@ from posenc_docs.pages.pitfalls import prose_alibi_slopes
 def hf() -> SimpleNamespace:
     """The transformers code compared against, imported on first use: collection
     does not pay its 2 s import on the xdist worker that never runs this file."""
-    from transformers import LlamaConfig, logging
+    from transformers import LlamaConfig, Ministral3Config, logging
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
     from transformers.models.bloom.modeling_bloom import build_alibi_tensor
     from transformers.models.gptj import modeling_gptj
@@ -43,6 +43,7 @@ def hf() -> SimpleNamespace:
     logging.set_verbosity_error()  # HF warns about factor/length mismatches we choose
     return SimpleNamespace(
         LlamaConfig=LlamaConfig,
+        Ministral3Config=Ministral3Config,
         ROPE_INIT_FUNCTIONS=ROPE_INIT_FUNCTIONS,
         build_alibi_tensor=build_alibi_tensor,
         modeling_gptj=modeling_gptj,
@@ -240,6 +241,33 @@ def test_from_rope_scaling_reads_transformers_5_rope_parameters_as_hf_does():
     )
     assert_matches_hf(ours, hf_frequencies(config))
     assert ours[1] == pytest.approx(0.1 * math.log(4) + 1)  # s = 8192 / 2048
+
+
+@pytest.mark.parametrize("factor", [None, 16.0])
+def test_from_rope_scaling_reads_ministral3s_rope_parameters_as_hf_does(factor):
+    """Ministral 3 keeps a copy of max_position_embeddings (which sets a missing
+    yarn factor) and llama_4_scaling_beta (not a frequency) in rope_parameters."""
+    config = hf().Ministral3Config(
+        hidden_size=256, num_attention_heads=2, head_dim=128, num_hidden_layers=1
+    )
+    parameters = dict(config.rope_parameters)
+    assert {"max_position_embeddings", "llama_4_scaling_beta"} <= set(parameters)
+    config.rope_parameters["factor"] = parameters["factor"] = factor
+    theirs = hf_frequencies(config)
+    ours = scaling.from_rope_scaling(128, parameters["rope_theta"], parameters)
+    assert_matches_hf(ours, theirs)
+    given = scaling.from_rope_scaling(
+        128,
+        parameters["rope_theta"],
+        parameters,
+        max_position_embeddings=config.max_position_embeddings,
+    )
+    np.testing.assert_array_equal(given[0], ours[0])
+    assert given[1] == ours[1]
+    with pytest.raises(ValueError, match="max_position_embeddings=262144 is not"):
+        scaling.from_rope_scaling(
+            128, parameters["rope_theta"], parameters, max_position_embeddings=4096
+        )
 
 
 def test_from_rope_scaling_reads_a_yarn_truncate_of_none_as_hf_does():

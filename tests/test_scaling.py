@@ -588,7 +588,14 @@ def test_from_rope_scaling_gives_each_methods_numbers(legacy):
 
 def test_from_rope_scaling_none_or_default_is_plain_rope():
     plain = rope_inv_freq(64, 5e5)
-    for rope_scaling in (None, {}, {"rope_type": "default"}, {"rope_theta": 5e5}):
+    m_rope = {"mrope_section": [8, 12, 12], "interleaved": True}  # Qwen3-Omni's
+    for rope_scaling in (
+        None,
+        {},
+        {"rope_type": "default"},
+        {"rope_theta": 5e5},
+        {"rope_type": "default", **m_rope, "llama_4_scaling_beta": 0.1},
+    ):
         inv_freq, attention = scaling.from_rope_scaling(64, 5e5, rope_scaling)
         assert np.array_equal(inv_freq, plain) and attention == 1.0
 
@@ -621,8 +628,8 @@ def test_rope_types_table_names_transformers_rope_types():
         ({"rope_type": "dynamic", "factor": 2.0}, ["max_position_embeddings must"]),
         ({"rope_type": "default", "rope_theta": 5e5}, ["rope_theta", "is not base"]),
         (
-            {"rope_type": "linear", "factor": 2.0, "max_position_embeddings": 9},
-            ["'max_position_embeddings'"],
+            {"rope_type": "linear", "factor": 2.0, "max_position_embeddings": 0},
+            ["rope_scaling's max_position_embeddings", "0"],
         ),
     ],
 )
