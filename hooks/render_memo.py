@@ -163,9 +163,9 @@ class Registries:
 
     @classmethod
     def of(cls, config) -> "Registries":
-        mkdocstrings = config.plugins.get("mkdocstrings")
-        handlers = getattr(mkdocstrings, "_handlers", None)  # set by its on_config
-        inventory = None if handlers is None else handlers.inventory
+        inventory, mkdocstrings = None, config.plugins.get("mkdocstrings")
+        if mkdocstrings is not None:  # its handlers are made in its on_config
+            inventory = mkdocstrings.handlers.inventory
         return cls(config.plugins.get("autorefs"), inventory)
 
 
