@@ -21,13 +21,15 @@ from mkdocs.exceptions import PluginError
 
 SCRIPT = Path(__file__).with_name("katex_render.mjs")
 ARITHMATEX = re.compile(
-    r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])'
-    r"</\1>(?P<after>[,.;:!?)]*)",
+    r'(?P<before>[(\[]?)<(span|div) class="arithmatex">'
+    r"(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])</\2>(?P<after>[,.;:!?)\]]*)",
     re.DOTALL,
 )
 # In notebook Markdown cells: $$...$$ first, then $...$ (no newline inside).
 DOLLARS = re.compile(
-    r"\$\$(?P<block>.+?)\$\$|\$(?P<inline>[^$\n]+?)\$(?P<after>[,.;:!?)]*)", re.DOTALL
+    r"\$\$(?P<block>.+?)\$\$"
+    r"|(?P<before>[(\[]?)\$(?P<inline>[^$\n]+?)\$(?P<after>[,.;:!?)\]]*)",
+    re.DOTALL,
 )
 NOTEBOOK_CELL = re.compile(
     r'(<div class="[^"]*\bjp-MarkdownOutput\b[^"]*"[^>]*>)(.*?)(</div>)',
@@ -101,25 +103,28 @@ def render_arithmatex(page_html: str, renderer: KatexRenderer, where: str) -> st
     rendered = iter(renderer.render(items, where))
 
     def replaced(m) -> str:
-        formula = f'<{m[1]} class="arithmatex">{next(rendered)}</{m[1]}>'
-        if m[1] == "div":  # display math: its own block, nothing to keep beside it
-            return formula + m["after"]
-        return with_punctuation(formula, m["after"], m["inline"])
+        formula = f'<{m[2]} class="arithmatex">{next(rendered)}</{m[2]}>'
+        if m[2] == "div":  # display math: its own block, nothing to keep beside it
+            return m["before"] + formula + m["after"]
+        return with_punctuation(m["before"], formula, m["after"], m["inline"])
 
     return ARITHMATEX.sub(replaced, page_html)
 
 
-def with_punctuation(formula: str, after: str | None, tex: str | None) -> str:
-    """A short inline formula and the punctuation right after it, on one line.
+def with_punctuation(before, formula: str, after, tex: str | None) -> str:
+    """A short inline formula, the bracket right before it and the punctuation
+    right after it, on one line.
 
     Chromium may break a line between a formula ending in a subscript, a power or
-    a root and the comma after it, leaving the comma alone at a line's start.
+    a root and the comma after it, leaving the comma alone at a line's start, and
+    between an opening bracket and the formula after it ("23.7 (" / "j/d)").
     ``posenc-nobreak`` is nowrap (``extra.css``), so the formula inside cannot break
     either: only formulas of up to NOBREAK_TEX characters of TeX are wrapped.
     """
-    if not after or len(tex) > NOBREAK_TEX:  # a long one may need its own breaks
-        return formula + (after or "")
-    return f'<span class="posenc-nobreak">{formula}{after}</span>'
+    before, after = before or "", after or ""
+    if not (before or after) or len(tex) > NOBREAK_TEX:  # a long one may break
+        return before + formula + after
+    return f'<span class="posenc-nobreak">{before}{formula}{after}</span>'
 
 
 def render_dollars(text: str, renderer: KatexRenderer, where: str) -> str:
@@ -134,7 +139,10 @@ def render_dollars(text: str, renderer: KatexRenderer, where: str) -> str:
     rendered = iter(renderer.render(items, where))
     pieces[::3] = [
         DOLLARS.sub(
-            lambda m: with_punctuation(next(rendered), m["after"], m["inline"]), part
+            lambda m: with_punctuation(
+                m["before"], next(rendered), m["after"], m["inline"]
+            ),
+            part,
         )
         for part in prose
     ]

@@ -53,7 +53,7 @@ class Figures(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.found, self._caption, self._hidden = [], None, False
+        self.found, self._caption, self._hidden = [], None, 0
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -67,13 +67,15 @@ class Figures(HTMLParser):
             self._caption = self.found[-1]
             self._caption["hidden"] = ""
         elif self._caption is not None and attrs.get("aria-hidden") == "true":
-            self._hidden = True
+            self._hidden = 1  # spans open in the hidden copy, its own included
+        elif self._hidden and tag == "span":  # e.g. hooks/typography.py's
+            self._hidden += 1
 
     def handle_endtag(self, tag):
         if tag == "figcaption":
             self._caption = None
         elif tag == "span":
-            self._hidden = False
+            self._hidden = max(self._hidden - 1, 0)
 
     def handle_data(self, data):
         if self._caption is not None:

@@ -453,6 +453,17 @@ def test_only_punctuation_right_after_a_short_formula_joins_it(
     assert out.count('class="posenc-nobreak"') == wrapped and out.endswith(ending)
 
 
+def test_an_opening_bracket_joins_the_short_formula_after_it(renderer):
+    """At 390 px pitfalls broke "23.7 (" / "j/d)": the bracket stays with it."""
+    page = 'by 23.7 (<span class="arithmatex">\\(j/d\\)</span>) or'
+    out = katex.render_arithmatex(page, renderer, "x.md")
+    assert out.startswith('by 23.7 <span class="posenc-nobreak">(<span class=')
+    assert out.endswith("</span>)</span> or")
+    cell = '<div class="jp-MarkdownOutput">at [$i$] and ($x$ alone</div>'
+    out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
+    assert out.count('class="posenc-nobreak"') == 2 and "at <span" in out
+
+
 def test_notebook_formulas_keep_their_punctuation_too(renderer):
     cell = '<div class="jp-MarkdownOutput">Width $\\sqrt{d}$; not $x$ alone</div>'
     out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
@@ -1071,3 +1082,38 @@ def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
     for autodoc in ("::: numpy.fft", "## ::: a.b", "::: posenc_docs.x y", ":::"):
         assert not memo.keepable(f"# A\n\n{autodoc}\n"), autodoc  # not the package
     assert not memo.keepable('```python exec="on" session="s"\nx = 1\n```\n')
+
+
+def test_short_phrases_are_kept_whole_in_prose_only():
+    """hooks/typography.py: "d = 8", "10.01–10.22" and `--help` stay on one line
+    (at 390 px they broke as "d" / "= 8", "10.01–" / "10.22)" and "--" / "help");
+    code, formulas, scripts and long phrases are left alone."""
+    typography = load("typography")
+    body = (
+        "<h1>7. A worked example at d = 8</h1>"
+        "<td>10.11 (10.01–10.22)</td><p>÷ 0.75 words/token = 120,000 tokens and"
+        " a &lt; b, but 2026-12-05 and a-b</p>"
+        "<p>Run <code>--help</code> or <code>a_very_long_function_name(x, y)</code>"
+        " or <code>python -m posenc_docs.lab --help</code></p>"
+        "<pre><code>x = 1</code></pre><script>if (a = 1) {}</script>"
+        '<span class="katex"><span class="mord">x = 1</span><span>y = 2</span>'
+        "</span><p>one_long_operand_name_here = another_long_name</p>"
+    )
+    out = typography.with_phrases_kept_whole(body)
+    kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
+    prose = ["d = 8", "10.01–10.22", "words/token = 120,000", "a &lt; b,"]
+    assert kept == [*prose, "-m", "--help"]
+    assert '<code class="posenc-nobreak">--help</code>' in out
+    assert "<code>a_very_long_function_name(<wbr>x, y)</code>" in out  # may break
+    assert (
+        '<code>python <span class="posenc-nobreak">-m</span> posenc_docs.lab '
+        '<span class="posenc-nobreak">--help</span></code>'
+    ) in out
+    for untouched in ("<pre><code>x = 1</code></pre>", "if (a = 1) {}",
+                      '<span class="mord">x = 1</span><span>y = 2</span>',
+                      "one_long_operand_name_here = another_long_name"):  # fmt: skip
+        assert untouched in out, untouched
+    page = '<head><title>d = 8</title></head><body class="a = b"><p>d = 8</p>'
+    out = typography.on_post_page(page, None, None)
+    assert out.startswith('<head><title>d = 8</title></head><body class="a = b">')
+    assert out.endswith('<p><span class="posenc-nobreak">d = 8</span></p>')

@@ -1,0 +1,85 @@
+"""MkDocs hook: short phrases that a line must not split stay whole.
+
+On a 390 px phone a line broke inside "d = 8" (the worked example's title, "= 8"
+alone on the next line), inside a range such as "(10.01–10.22)" (every cell of
+the lab's tables, at desktop width too) and inside short inline code such as
+`--help` ("--" / "help"). In the text of a page's body, outside ``<pre>``,
+``<code>``, ``<script>``, ``<style>``, ``<svg>``, ``<textarea>`` and KaTeX's
+formulas, each such phrase goes into a ``posenc-nobreak`` span (nowrap,
+``extra.css``): operands joined by "=", "≈", "≤", "≥", "<", ">", "×" or "÷", and
+a range of numbers joined by an en dash. Inline code of up to SHORT_CODE
+characters takes the class itself; in longer inline code each command-line flag
+(``--help``) is kept whole, and a call may break after its opening bracket
+(``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
+``...(max_positio`` / ``ns, ...``). A phrase longer than LONGEST_PHRASE
+characters may still break. The search index, made from the page before this
+hook, keeps plain text.
+"""
+
+import re
+
+TAG = re.compile(r"(<[^>]*>)")
+TAG_NAME = re.compile(r"</?([a-zA-Z][\w-]*)")
+SKIPPED = {"pre", "code", "script", "style", "svg", "textarea"}
+FORMULA = '<span class="katex">'  # KaTeX's HTML, glyph by glyph
+WORD = r"[^\s<>]+"
+RELATION = r"(?:=|≈|≤|≥|×|÷|&lt;|&gt;)"
+NUMBER = r"\d[\d.,]*%?"
+PHRASE = re.compile(rf"{WORD}(?: {RELATION} {WORD})+|{NUMBER}–{NUMBER}")
+LONGEST_PHRASE = 32  # characters: about a third of a phone's line
+SHORT_CODE = 24
+FLAG = re.compile(r"(?<!\S)--?\w[\w-]*")  # Chromium breaks after a hyphen
+CALL_OPENS = re.compile(r"(?<=\w[(\[])(?=\w)")
+NOBREAK = '<span class="posenc-nobreak">{}</span>'
+
+
+def kept_whole(text: str) -> str:
+    """``text`` (HTML-escaped, no tags) with its short phrases in nobreak spans."""
+
+    def whole(match):
+        phrase = match[0]
+        visible = re.sub(r"&\w+;", "x", phrase)
+        return phrase if len(visible) > LONGEST_PHRASE else NOBREAK.format(phrase)
+
+    return PHRASE.sub(whole, text)
+
+
+def kept_whole_in_code(pieces: list[str], i: int) -> None:
+    """If tag ``pieces[i]`` opens a plain ``<code>`` of text alone: short, the
+    whole code gets the class; long, each of its flags goes into a span."""
+    if pieces[i] != "<code>" or i + 2 >= len(pieces) or pieces[i + 2] != "</code>":
+        return
+    if len(re.sub(r"&\w+;", "x", pieces[i + 1])) <= SHORT_CODE:
+        pieces[i] = '<code class="posenc-nobreak">'
+    else:
+        flags_whole = FLAG.sub(lambda m: NOBREAK.format(m[0]), pieces[i + 1])
+        pieces[i + 1] = CALL_OPENS.sub("<wbr>", flags_whole)
+
+
+def with_phrases_kept_whole(body: str) -> str:
+    """The page body with `kept_whole` applied to its prose text (module doc)."""
+    pieces = TAG.split(body)  # text, tag, text, tag, ..., text
+    skipped, formula_spans = [], 0  # open skipped elements; spans open in KaTeX
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            if not skipped and not formula_spans:
+                pieces[i] = kept_whole(piece)
+            continue
+        name = (TAG_NAME.match(piece) or [None, ""])[1].lower()
+        if formula_spans and name == "span":
+            formula_spans += -1 if piece.startswith("</") else 1
+        elif piece.startswith(FORMULA) and not skipped:
+            formula_spans = 1
+        elif name in SKIPPED and not piece.endswith("/>"):
+            if piece.startswith("</"):
+                skipped = skipped[:-1]
+            else:
+                if not skipped:
+                    kept_whole_in_code(pieces, i)
+                skipped = [*skipped, name]
+    return "".join(pieces)
+
+
+def on_post_page(output, page, config):
+    start = output.find(">", output.find("<body")) + 1  # after the body tag
+    return output[:start] + with_phrases_kept_whole(output[start:])
