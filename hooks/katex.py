@@ -22,7 +22,8 @@ from mkdocs.exceptions import PluginError
 SCRIPT = Path(__file__).with_name("katex_render.mjs")
 ARITHMATEX = re.compile(
     r'(?P<before>[(\[]?)<(span|div) class="arithmatex">'
-    r"(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])</\2>(?P<after>[,.;:!?)\]]*)",
+    r"(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<block>.*?)\\\])</\2>"
+    r"(?P<after>[,.;:!?)\]]*(?: (?:=|≈|≤|≥|&lt;|&gt;) [^\s<]+)?)",
     re.DOTALL,
 )
 # In notebook Markdown cells: $$...$$ first, then $...$ (no newline inside).
@@ -117,7 +118,8 @@ def with_punctuation(before, formula: str, after, tex: str | None) -> str:
 
     Chromium may break a line between a formula ending in a subscript, a power or
     a root and the comma after it, leaving the comma alone at a line's start, and
-    between an opening bracket and the formula after it ("23.7 (" / "j/d)").
+    between an opening bracket and the formula after it ("23.7 (" / "j/d)"). A
+    relation and its operand after the formula join it too ("is s" / "= 93.06").
     ``posenc-nobreak`` is nowrap (``extra.css``), so the formula inside cannot break
     either: only formulas of up to NOBREAK_TEX characters of TeX are wrapped.
     """

@@ -1,19 +1,19 @@
 """MkDocs hook: short phrases that a line must not split stay whole.
 
 On a 390 px phone a line broke inside "d = 8" (the worked example's title, "= 8"
-alone on the next line), inside a range such as "(10.01–10.22)" (every cell of
-the lab's tables, at desktop width too) and inside short inline code such as
-`--help` ("--" / "help"). In the text of a page's body, outside ``<pre>``,
-``<code>``, ``<script>``, ``<style>``, ``<svg>``, ``<textarea>`` and KaTeX's
-formulas, each such phrase goes into a ``posenc-nobreak`` span (nowrap,
-``extra.css``): operands joined by "=", "≈", "≤", "≥", "<", ">", "×" or "÷", and
-a range of numbers joined by an en dash. Inline code of up to SHORT_CODE
-characters takes the class itself; in longer inline code each command-line flag
-(``--help``) is kept whole, and a call may break after its opening bracket
+alone on the next line), inside a range such as "(10.01–10.22)" (every cell of the
+lab's tables, at desktop width too) and inside short inline code such as `--help`
+("--" / "help"). In the text of a page's body, outside ``<pre>``, ``<code>``,
+``<script>``, ``<style>``, ``<svg>``, ``<textarea>`` and KaTeX's formulas, each such
+phrase goes into a ``posenc-nobreak`` span (nowrap, ``extra.css``): operands joined
+by "=", "≈", "≤", "≥", "<", ">", "×", "÷", "+" or "−" (the minus sign), and a range
+of numbers joined by an en dash. Inline code of up to SHORT_CODE characters takes
+the class itself; in longer inline code each command-line flag (``--help``) is kept
+whole, and a call may break after its opening bracket
 (``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
-``...(max_positio`` / ``ns, ...``). A phrase longer than LONGEST_PHRASE
-characters may still break. The search index, made from the page before this
-hook, keeps plain text.
+``...(max_positio`` / ``ns, ...``). A phrase longer than LONGEST_PHRASE characters
+may still break. The search index, made from the page before this hook, keeps plain
+text.
 """
 
 import re
@@ -23,7 +23,7 @@ TAG_NAME = re.compile(r"</?([a-zA-Z][\w-]*)")
 SKIPPED = {"pre", "code", "script", "style", "svg", "textarea"}
 FORMULA = '<span class="katex">'  # KaTeX's HTML, glyph by glyph
 WORD = r"[^\s<>]+"
-RELATION = r"(?:=|≈|≤|≥|×|÷|&lt;|&gt;)"
+RELATION = r"(?:=|≈|≤|≥|×|÷|\+|−|&lt;|&gt;)"  # − is the minus sign, not "-"
 NUMBER = r"\d[\d.,]*%?"
 PHRASE = re.compile(rf"{WORD}(?: {RELATION} {WORD})+|{NUMBER}–{NUMBER}")
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line

@@ -459,6 +459,10 @@ def test_an_opening_bracket_joins_the_short_formula_after_it(renderer):
     out = katex.render_arithmatex(page, renderer, "x.md")
     assert out.startswith('by 23.7 <span class="posenc-nobreak">(<span class=')
     assert out.endswith("</span>)</span> or")
+    page = 'is <span class="arithmatex">\\(s\\)</span> = 93.06: so'
+    out = katex.render_arithmatex(page, renderer, "x.md")
+    assert out.startswith('is <span class="posenc-nobreak"><span class="arithmatex">')
+    assert out.endswith("</span> = 93.06:</span> so")  # "= 93.06" not alone
     cell = '<div class="jp-MarkdownOutput">at [$i$] and ($x$ alone</div>'
     out = katex.render_notebook_cells(cell, renderer, "notebooks/n.py")
     assert out.count('class="posenc-nobreak"') == 2 and "at <span" in out
@@ -1092,7 +1096,7 @@ def test_short_phrases_are_kept_whole_in_prose_only():
     body = (
         "<h1>7. A worked example at d = 8</h1>"
         "<td>10.11 (10.01–10.22)</td><p>÷ 0.75 words/token = 120,000 tokens and"
-        " a &lt; b, but 2026-12-05 and a-b</p>"
+        " a &lt; b, but 2026-12-05 and a-b - c</p><td>only as m − n</td>"
         "<p>Run <code>--help</code> or <code>a_very_long_function_name(x, y)</code>"
         " or <code>python -m posenc_docs.lab --help</code></p>"
         "<pre><code>x = 1</code></pre><script>if (a = 1) {}</script>"
@@ -1101,7 +1105,7 @@ def test_short_phrases_are_kept_whole_in_prose_only():
     )
     out = typography.with_phrases_kept_whole(body)
     kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
-    prose = ["d = 8", "10.01–10.22", "words/token = 120,000", "a &lt; b,"]
+    prose = ["d = 8", "10.01–10.22", "words/token = 120,000", "a &lt; b,", "m − n"]
     assert kept == [*prose, "-m", "--help"]
     assert '<code class="posenc-nobreak">--help</code>' in out
     assert "<code>a_very_long_function_name(<wbr>x, y)</code>" in out  # may break
