@@ -17,7 +17,7 @@ import torch
 
 from posenc_docs import alibi, learned, rope, scaling, sinusoidal
 
-from .conftest import AXE, AXE_RUN, GuardedPage, mount_widget
+from .conftest import AXE_PATH, AXE_RUN, GuardedPage, mount_widget
 from .page_checks import contrast
 
 pytestmark = pytest.mark.browser
@@ -879,7 +879,7 @@ def test_axe_on_every_state_of_the_widgets(guarded, site_url, scheme):
     found = []
     for path in [EXPLORER, EXTENSION]:
         page = open_widget(guarded, site_url, path, color_scheme=scheme).page
-        page.add_script_tag(path=str(AXE))
+        page.add_script_tag(url=site_url + AXE_PATH)
         page.locator(".pw summary").first.click()
         set_field(page, "Base", "1")  # a refused value: the message must pass too
         tabs = page.get_by_role("tab")
