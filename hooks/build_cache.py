@@ -39,6 +39,7 @@ if __name__ != "build_cache":  # loaded by MkDocs as the hook "hooks/build_cache
 PACKAGE = "posenc_docs"
 LIBRARIES = ("numpy", "torch", "matplotlib")  # shape every number and figure
 IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[^\n]+", re.MULTILINE)
+FROM_MODULE = re.compile(r"from\s+([A-Za-z_][\w.]*)\s+import\b")
 
 
 _during_build: list[dict] = []  # memos of one build: no package file changes
@@ -74,11 +75,23 @@ def module_path(name: str, root: Path) -> Path | None:
 
 
 def parse_imports(source: str) -> ast.Module:
-    """The module's syntax tree; only its import lines if it is not plain Python."""
+    """The module's syntax tree; if it is not plain Python (a notebook cell with
+    shell magics, a Markdown page), its import lines: each that parses alone (not
+    prose that starts with "import"), and the module of a ``from`` line whose
+    names go on over the next lines."""
     try:
         return ast.parse(source)
-    except SyntaxError:  # e.g. a notebook cell with shell magics
-        return ast.parse("\n".join(m[0].strip() for m in IMPORT_LINE.finditer(source)))
+    except SyntaxError:
+        lines = [m[0].strip() for m in IMPORT_LINE.finditer(source)]
+        return ast.parse("\n".join(filter(None, map(_import_alone, lines))))
+
+
+def _import_alone(line: str) -> str | None:
+    try:
+        return line if ast.parse(line).body else None
+    except SyntaxError:
+        module = FROM_MODULE.match(line)
+        return f"import {module[1]}" if module else None
 
 
 def imported_names(tree: ast.Module, package: str | None) -> set[str]:

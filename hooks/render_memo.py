@@ -14,7 +14,8 @@ and links to other pages' anchors) is kept under everything it reads:
 - the package files the page reads: each file it includes a snippet of, each
   module it documents (mkdocstrings' ``::: posenc_docs.x``), and the package
   modules those files and the page's own import lines import, transitively, with
-  the data files they name (`build_cache.dependencies`). The examples a page runs
+  the data files they name (`build_cache.dependencies`, which reads a page's
+  import lines as it reads a notebook's). The examples a page runs
   are snippets, so an edit of one module converts again only the pages whose
   snippets, examples or API reference may read it.
 
@@ -27,7 +28,6 @@ if mkdocstrings documents something else than the package. mkdocs-jupyter
 renders its pages with its own method: not kept.
 """
 
-import ast
 import copy
 import functools
 import hashlib
@@ -75,21 +75,6 @@ def _files_read(config) -> list[Path]:
     return paths
 
 
-def page_imports(markdown: str) -> str:
-    """The page's lines that import something and parse alone as Python (the
-    code of its examples that are not snippets; prose that starts with "import"
-    is not Python and is left out)."""
-    lines = (m[0].strip() for m in build_cache.IMPORT_LINE.finditer(markdown))
-    return "\n".join(line for line in lines if _parses(line))
-
-
-def _parses(line: str) -> bool:
-    try:
-        return bool(ast.parse(line).body)
-    except SyntaxError:
-        return False
-
-
 def package_inputs(markdown: str, root: Path) -> bytes:
     """Digest of the package files a page's conversion reads (module docstring)."""
     digest = hashlib.sha256()
@@ -101,7 +86,7 @@ def package_inputs(markdown: str, root: Path) -> bytes:
         if module := documented_module(name, root):
             source = build_cache.module_source(module, root)
             digest.update(build_cache.dependency_digest(source, root, module))
-    digest.update(build_cache.dependency_digest(page_imports(markdown), root))
+    digest.update(build_cache.dependency_digest(markdown, root))  # its import lines
     return digest.digest()
 
 

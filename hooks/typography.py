@@ -31,6 +31,12 @@ SHORT_CODE = 24
 FLAG = re.compile(r"(?<!\S)--?\w[\w-]*")  # Chromium breaks after a hyphen
 CALL_OPENS = re.compile(r"(?<=\w[(\[])(?=\w)")
 NOBREAK = '<span class="posenc-nobreak">{}</span>'
+ENTITY = re.compile(r"&#?\w+;")
+
+
+def shown_length(text: str) -> int:
+    """Characters ``text`` (HTML-escaped) shows: an entity is one."""
+    return len(ENTITY.sub("x", text))
 
 
 def kept_whole(text: str) -> str:
@@ -38,8 +44,9 @@ def kept_whole(text: str) -> str:
 
     def whole(match):
         phrase = match[0]
-        visible = re.sub(r"&\w+;", "x", phrase)
-        return phrase if len(visible) > LONGEST_PHRASE else NOBREAK.format(phrase)
+        return (
+            phrase if shown_length(phrase) > LONGEST_PHRASE else NOBREAK.format(phrase)
+        )
 
     return PHRASE.sub(whole, text)
 
@@ -49,7 +56,7 @@ def kept_whole_in_code(pieces: list[str], i: int) -> None:
     whole code gets the class; long, each of its flags goes into a span."""
     if pieces[i] != "<code>" or i + 2 >= len(pieces) or pieces[i + 2] != "</code>":
         return
-    if len(re.sub(r"&\w+;", "x", pieces[i + 1])) <= SHORT_CODE:
+    if shown_length(pieces[i + 1]) <= SHORT_CODE:
         pieces[i] = '<code class="posenc-nobreak">'
     else:
         flags_whole = FLAG.sub(lambda m: NOBREAK.format(m[0]), pieces[i + 1])
