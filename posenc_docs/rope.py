@@ -148,8 +148,10 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     -----
     For pair (a, b) of a token at position m,
 
-    $$a' = a \cos(m\theta_i) - b \sin(m\theta_i), \qquad
-    b' = b \cos(m\theta_i) + a \sin(m\theta_i).$$
+    $$\begin{aligned}
+    a' &= a \cos(m\theta_i) - b \sin(m\theta_i), \\
+    b' &= b \cos(m\theta_i) + a \sin(m\theta_i).
+    \end{aligned}$$
     """
     # --8<-- [start:apply_rope-body]
     x, positions, theta = _numpy_args(x, positions, base, inv_freq, layout)

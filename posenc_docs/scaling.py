@@ -443,8 +443,11 @@ def yarn(
     -----
     With (low, high) from `yarn_ramp_bounds`,
 
-    $$\rho_i = \mathrm{clip}\Bigl(\frac{i - \text{low}}{\text{high} - \text{low}},
-    0, 1\Bigr), \qquad \theta'_i = (1 - \rho_i)\,\theta_i + \rho_i\,\theta_i / s .$$
+    $$\begin{aligned}
+    \rho_i &= \mathrm{clip}\Bigl(\frac{i - \text{low}}{\text{high} - \text{low}},
+    0, 1\Bigr), \\
+    \theta'_i &= (1 - \rho_i)\,\theta_i + \rho_i\,\theta_i / s .
+    \end{aligned}$$
 
     Pairs with more than $\beta_{fast}$ rotations in $L_0$ keep $\theta_i$; fewer
     than $\beta_{slow}$ get $\theta_i/s$. `attention_factor`: the explicit value,

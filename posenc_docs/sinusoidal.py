@@ -46,9 +46,11 @@ def encode(pos, d: int, base: float = 10000.0) -> np.ndarray:
     Notes
     -----
     $$
-    PE(pos, 2i) = \sin(pos\,\omega_i),\quad
-    PE(pos, 2i+1) = \cos(pos\,\omega_i),\quad
-    \omega_i = base^{-2i/d}
+    \begin{aligned}
+    PE(pos, 2i) &= \sin(pos\,\omega_i), \\
+    PE(pos, 2i+1) &= \cos(pos\,\omega_i), \\
+    \omega_i &= base^{-2i/d}
+    \end{aligned}
     $$
     """
     # --8<-- [start:encode-body]
@@ -139,7 +141,10 @@ def offset_similarity(k, d: int, base: float = 10000.0) -> np.ndarray:
     $\sin a \sin b + \cos a \cos b = \cos(b - a) = \cos(k\,\omega_i)$, so
 
     $$
-    PE(pos)\cdot PE(pos+k) = \sum_{i=0}^{d/2-1} \cos(k\,\omega_i)
+    \begin{aligned}
+    &PE(pos)\cdot PE(pos+k) \\
+    &\qquad = \sum_{i=0}^{d/2-1} \cos(k\,\omega_i)
+    \end{aligned}
     $$
     """
     omega = rope.inv_freq(d, base)  # (d/2,), the same frequencies as RoPE's

@@ -140,7 +140,7 @@ def test_a_formula_widened_by_a_late_font_takes_keyboard_focus(guarded, site_url
 
     tab = guarded(width=390)
     tab.page.context.route("**/*.woff2", late)
-    tab.page.goto(f"{site_url}/part2/07-context-extension/", wait_until="load")
+    tab.page.goto(f"{site_url}/part2/04-rope/", wait_until="load")
     tab.page.wait_for_selector("html[data-posenc-widgets=ready]", state="attached")
     tab.page.evaluate(LOADED_FONTS_LAID_OUT)
     formulas = tab.page.evaluate(FORMULAS)

@@ -4,6 +4,7 @@ and layout shift (issue 12), and no serious or critical axe-core violation."""
 
 import json
 import statistics
+from collections import Counter
 
 import pytest
 
@@ -11,16 +12,20 @@ from tests.conftest import axe_violations
 from tests.page_checks import FORMULAS, check_loaded, check_narrow
 
 pytestmark = pytest.mark.browser
+# Display formulas that scroll sideways at 390 px, by page: the d x d matrix R_m.
+# Others are written to fit (`aligned` lines; phone math is 1.1em, extra.css).
+WIDE_FORMULAS = {"part2/04-rope": 1}
 
 
 def test_every_page_on_a_phone_in_light(guarded, site_url, html_pages):
     """Page after page at 390 px in one tab, as a phone reader goes (with
     the cache off): gzip bytes a cold reader downloads and layout shift (issue 12),
     the checks of every load, no overflow, and no serious or critical axe-core
-    violation: a formula wider than the phone takes keyboard focus to scroll."""
+    violation: only the formulas of WIDE_FORMULAS are wider than the phone, and they
+    take keyboard focus to scroll."""
     from benchmarks.pages import measure_page
 
-    tab, sizes, figures, found, scrolling = guarded(width=390), {}, 0, {}, 0
+    tab, sizes, figures, found, wide = guarded(width=390), {}, 0, {}, Counter()
     known = {}  # url -> gzip bytes: the site does not change during the test
     url = {page: f"{site_url}/{page.parent.as_posix()}/" for page in html_pages}
     for page in html_pages:
@@ -37,8 +42,10 @@ def test_every_page_on_a_phone_in_light(guarded, site_url, html_pages):
             found[page.parent.as_posix()] = violations
         for scrolls, focusable in tab.page.evaluate(FORMULAS):
             assert scrolls == focusable, f"{page}: a formula scrolls={scrolls}"
-            scrolling += scrolls
-    assert figures >= 20 and scrolling >= 10
+            if scrolls:
+                wide[page.parent.as_posix()] += 1
+    assert figures >= 20
+    assert wide == WIDE_FORMULAS, f"display formulas wider than a phone: {wide}"
     assert found == {}, json.dumps(found, indent=1)
     assert statistics.median(sizes.values()) <= 160_000, sizes
     first = html_pages[0]  # loaded again after all the others: still every byte
