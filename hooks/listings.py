@@ -34,20 +34,25 @@ def without_plain_tokens(page_html: str) -> str:
 OUTPUT = re.compile(
     r'<div class="language-text highlight"><pre><code>(.*?)</code></pre>', re.DOTALL
 )
+NOTEBOOK_OUTPUT = re.compile(  # a notebook cell's printed output (mkdocs-jupyter)
+    r'<div class="jp-RenderedText jp-OutputArea-output"[^>]*>\s*<pre>(.*?)</pre>',
+    re.DOTALL,
+)
 COLUMN_GAP = re.compile(r"\S {2,}\S")  # padding between two columns
 
 
 def aligned_outputs(page_html: str) -> str:
     """The page with printed output that has columns (two or more lines padded
-    inside) marked ``posenc-aligned``."""
+    inside) marked ``posenc-aligned``: a listing's and a notebook cell's."""
 
-    def mark(output: re.Match) -> str:
+    def mark(output: re.Match, element: str) -> str:
         lines = html.unescape(re.sub(r"<[^>]+>", "", output[1])).splitlines()
         if sum(bool(COLUMN_GAP.search(line)) for line in lines) < 2:
             return output[0]
-        return output[0].replace("highlight", "highlight posenc-aligned", 1)
+        return output[0].replace(element, f"{element} posenc-aligned", 1)
 
-    return OUTPUT.sub(mark, page_html)
+    page_html = OUTPUT.sub(lambda m: mark(m, "highlight"), page_html)
+    return NOTEBOOK_OUTPUT.sub(lambda m: mark(m, "jp-OutputArea-output"), page_html)
 
 
 FILE_NAME = re.compile(r'<span class="filename">([^<]*)</span>')

@@ -4,7 +4,8 @@ On a 390 px phone a line broke inside "d = 8" (the worked example's title, "= 8"
 alone on the next line), inside a range such as "(10.01–10.22)" (every cell of the
 lab's tables, at desktop width too) and inside short inline code such as `--help`
 ("--" / "help"). In the text of a page's body, outside ``<pre>``, ``<code>``,
-``<script>``, ``<style>``, ``<svg>``, ``<textarea>`` and KaTeX's formulas, each such
+``<script>``, ``<style>``, ``<svg>``, ``<textarea>``, KaTeX's formulas and the source
+text a notebook cell's copy button copies (mkdocs-jupyter's hidden div), each such
 phrase goes into a ``posenc-nobreak`` span (nowrap, ``extra.css``): operands joined
 by "=", "≈", "≤", "≥", "<", ">", "×", "÷", "+" or "−" (the minus sign), and a range
 of numbers joined by an en dash. Inline code of up to SHORT_CODE characters takes
@@ -22,6 +23,7 @@ TAG = re.compile(r"(<[^>]*>)")
 TAG_NAME = re.compile(r"</?([a-zA-Z][\w-]*)")
 SKIPPED = {"pre", "code", "script", "style", "svg", "textarea"}
 FORMULA = '<span class="katex">'  # KaTeX's HTML, glyph by glyph
+COPY_TEXT = '<div class="clipboard-copy-txt"'  # a notebook cell's source, as text
 WORD = r"[^\s<>]+"
 RELATION = r"(?:=|≈|≤|≥|×|÷|\+|−|&lt;|&gt;)"  # − is the minus sign, not "-"
 NUMBER = r"\d[\d.,]*%?"
@@ -77,6 +79,10 @@ def with_phrases_kept_whole(body: str) -> str:
             formula_spans += -1 if piece.startswith("</") else 1
         elif piece.startswith(FORMULA) and not skipped:
             formula_spans = 1
+        elif piece.startswith(COPY_TEXT) and not skipped:  # text alone, no tags
+            skipped = ["div"]
+        elif skipped == ["div"] and piece == "</div>":
+            skipped = []
         elif name in SKIPPED and not piece.endswith("/>"):
             if piece.startswith("</"):
                 skipped = skipped[:-1]

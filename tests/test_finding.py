@@ -267,8 +267,11 @@ NOTEBOOK_LOOK = """() => {
       - parseFloat(getComputedStyle(content).paddingRight),
     cellWidths: cells.map(c => c.getBoundingClientRect().width),
     promptsShown: prompts.filter(p => p.getBoundingClientRect().width > 0).length,
-    breaks: [...new Set(outputs.map(o => getComputedStyle(o).wordBreak + ' '
-      + getComputedStyle(o).overflowWrap + ' ' + getComputedStyle(o).whiteSpace))],
+    breaks: [...new Set(outputs.map(o => [o.parentElement.matches('.posenc-aligned'),
+      getComputedStyle(o).wordBreak, getComputedStyle(o).overflowWrap,
+      getComputedStyle(o).whiteSpace].join(' ')))].sort(),
+    scrolling: outputs.filter(o => o.parentElement.scrollWidth
+      > o.parentElement.clientWidth).map(o => o.parentElement.tabIndex),
     keyword: getComputedStyle(keyword).color,
     background: getComputedStyle(cells[0]).backgroundColor,
   };
@@ -300,7 +303,10 @@ def test_notebook_cells_take_the_page_width_and_the_site_code_colours(
     phone = tab.page.evaluate(NOTEBOOK_LOOK)
     assert phone["promptsShown"] == 0
     assert min(phone["cellWidths"]) >= 0.99 * phone["contentWidth"], phone
-    assert phone["breaks"] == ["normal normal pre-wrap"], phone["breaks"]
+    # Output wraps at spaces, never inside a number; in columns it scrolls.
+    aligned, wrapped = "true normal normal pre", "false normal normal pre-wrap"
+    assert phone["breaks"] == [wrapped, aligned], phone["breaks"]
+    assert phone["scrolling"] and set(phone["scrolling"]) == {0}  # by keyboard too
 
 
 @pytest.mark.browser

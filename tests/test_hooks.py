@@ -732,11 +732,18 @@ def _printed(text: str) -> str:
     ],
 )
 def test_printed_output_in_columns_is_marked_to_scroll_not_wrap(text, aligned):
+    """A listing's output and a notebook cell's (JupyterLab wraps it: on a phone
+    numpy's arrays and padded tables broke into ragged lines)."""
     listings = load("listings")
-    page = f"<p>a  b</p>{_printed(text)}{_printed('plain')}"
-    marked = listings.aligned_outputs(page)
-    assert marked.count("posenc-aligned") == int(aligned)
-    assert marked.replace(" posenc-aligned", "") == page  # nothing else changes
+    cell = (
+        '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type='
+        f'"text/plain" tabindex="0">\n<pre>{text}</pre>\n</div>'
+    )
+    for output in (_printed(text), cell):
+        page = f"<p>a  b</p>{output}{_printed('plain')}"
+        marked = listings.aligned_outputs(page)
+        assert marked.count("posenc-aligned") == int(aligned)
+        assert marked.replace(" posenc-aligned", "") == page  # nothing else changes
 
 
 def test_unwrapped_token_spans_have_no_colour_of_their_own():
@@ -1091,7 +1098,8 @@ def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
 def test_short_phrases_are_kept_whole_in_prose_only():
     """hooks/typography.py: "d = 8", "10.01–10.22" and `--help` stay on one line
     (at 390 px they broke as "d" / "= 8", "10.01–" / "10.22)" and "--" / "help");
-    code, formulas, scripts and long phrases are left alone."""
+    code, formulas, scripts, a notebook cell's copy text and long phrases are left
+    alone."""
     typography = load("typography")
     body = (
         "<h1>7. A worked example at d = 8</h1>"
@@ -1102,6 +1110,7 @@ def test_short_phrases_are_kept_whole_in_prose_only():
         "<pre><code>x = 1</code></pre><script>if (a = 1) {}</script>"
         '<span class="katex"><span class="mord">x = 1</span><span>y = 2</span>'
         "</span><p>one_long_operand_name_here = another_long_name</p>"
+        '<div class="clipboard-copy-txt" id="cell-2">out = pe(x)\nk = 3</div>'
     )
     out = typography.with_phrases_kept_whole(body)
     kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
@@ -1115,7 +1124,8 @@ def test_short_phrases_are_kept_whole_in_prose_only():
     ) in out
     for untouched in ("<pre><code>x = 1</code></pre>", "if (a = 1) {}",
                       '<span class="mord">x = 1</span><span>y = 2</span>',
-                      "one_long_operand_name_here = another_long_name"):  # fmt: skip
+                      "one_long_operand_name_here = another_long_name",
+                      '"cell-2">out = pe(x)\nk = 3</div>'):  # fmt: skip
         assert untouched in out, untouched
     page = '<head><title>d = 8</title></head><body class="a = b"><p>d = 8</p>'
     out = typography.on_post_page(page, None, None)
