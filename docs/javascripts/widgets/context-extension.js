@@ -126,6 +126,8 @@ function build(root) {
   };
   for (const key of ["beyond", "ntkBase", "yarnLow", "yarnHigh", "yarnAttention", "bandFast", "bandSlow"]) w[key] = out(key);
   const headers = ["pair i", "\u03bb\u1d62", "turns in L\u2080", ...METHODS.map((m) => m.name)];
+  // A label ends "operand\u00a0=", and the value does not wrap: "= 1.1386" never
+  // starts a line alone.
   const row = (...parts) => h("p", { class: "pw-readout" }, ...parts);
   root.append(h("div", { class: "pw" }, w.controls,
     h("p", { class: "pw-title", text: "Wavelength \u03bb\u1d62 = 2\u03c0/\u03b8\u1d62 of each pair against the training length L\u2080" }),
@@ -133,9 +135,9 @@ function build(root) {
     row("Pairs that never complete a turn within L\u2080:", w.beyond),
     h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies, against the pair\u2019s original wavelength (1 = unchanged; left of the dashed line the pair turned during training)" }),
     w.scales, w.legend, w.ntkError, w.yarnError,
-    row("NTK-aware base b\u00b7s", h("sup", { text: "d/(d\u22122)" }), " =", w.ntkBase),
-    row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, " (pairs run from 0 to d/2 \u2212 1: a bound past that lies beyond the last pair); attention factor 0.1\u00b7ln s + 1 =", w.yarnAttention),
-    row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4 =", w.bandFast, " and divides by s those above L\u2080 =", w.bandSlow),
+    row("NTK-aware base b\u00b7s", h("sup", { text: "d/(d\u22122)" }), "\u00a0=", w.ntkBase),
+    row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, " (pairs run from 0 to d/2 \u2212 1: a bound past that lies beyond the last pair); attention factor 0.1\u00b7ln\u00a0s\u00a0+\u00a01\u00a0=", w.yarnAttention),
+    row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4\u00a0=", w.bandFast, " and divides by s those above L\u2080\u00a0=", w.bandSlow),
     h("details", { class: "pw-details" }, h("summary", { text: "Every pair as a table" }),
       h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Per-pair values" },
         h("table", { class: "pw-table" }, h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", { scope: "col", text: t })))), w.rows)))));

@@ -111,7 +111,7 @@ export function mount(root) {
     const shifted = dot(rotate(q, b + SHIFT, omega), rotate(key, a + SHIFT, omega));
     show(w.rope.score, score, fixed(score, 4));
     show(w.rope.shifted, shifted, fixed(shifted, 4));
-    w.rope.where.textContent = `Score, query at ${b}, key at ${a} (m \u2212 n = ${fixed(b - a, 0)}):`;
+    w.rope.where.textContent = `Score, query at ${b}, key at ${a} (m\u00a0\u2212\u00a0n\u00a0=\u00a0${fixed(b - a, 0)}):`;
     w.rope.whereShifted.textContent = `both moved by ${SHIFT}, query at ${b + SHIFT}, key at ${a + SHIFT}:`;
     w.rope.panel.dataset.base = base;
     drawRope(w.rope.canvas, derived, state, colours);
@@ -237,8 +237,8 @@ function build(root, state) {
   };
 
   const sinHeat = makeHeat("Heatmap of the sinusoidal matrix: one row per position, one column per dimension; red is +1, blue \u22121. Use the sliders to move A and B.", true);
-  const [dotRow, dotOut] = readout("PE(A) \u00b7 PE(B) =", { "aria-label": "dot product", "data-readout": "dot" });
-  const [closedRow, closedOut] = readout("\u03a3\u1d62 cos((B \u2212 A)\u03c9\u1d62) =", { "data-readout": "offset-similarity" });
+  const [dotRow, dotOut] = readout("PE(A) \u00b7 PE(B)\u00a0=", { "aria-label": "dot product", "data-readout": "dot" });
+  const [closedRow, closedOut] = readout("\u03a3\u1d62 cos((B \u2212 A)\u03c9\u1d62)\u00a0=", { "data-readout": "offset-similarity" });
   const compare = h("canvas", { class: "pw-canvas pw-compare", role: "img", "aria-label": "The two encodings as colour strips, their product per dimension, and the running sum of products, which ends at PE(A)\u00b7PE(B)." });
   const curve = h("canvas", { class: "pw-canvas", role: "img", "aria-label": "Similarity PE(A) \u00b7 PE(A + k) against the offset k for four starts, 0, A, B and 5,000, each computed from the two vectors; the four curves lie on top of each other." });
   const curveLegend = h("ul", { class: "pw-legend" });
@@ -286,7 +286,7 @@ function build(root, state) {
     heatBlock(learnedHeat, "Learned table; hatched: no row.", "0.05"),
     h("p", { class: "pw-readout", "data-readout": "learned-a" }),
     h("p", { class: "pw-readout", "data-readout": "learned-b" }),
-    h("div", { class: "pw-readout" }, h("span", { text: "Trainable numbers, max_len \u00d7 d =" }), countOut));
+    h("div", { class: "pw-readout" }, h("span", { text: "Trainable numbers, max_len\u00a0\u00d7\u00a0d\u00a0=" }), countOut));
   Object.assign(learned, { heat: learnedHeat, count: countOut,
     a: learned.panel.querySelector('[data-readout="learned-a"]'),
     b: learned.panel.querySelector('[data-readout="learned-b"]') });
