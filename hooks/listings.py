@@ -10,7 +10,9 @@ bare text; outside it nothing changes.
 
 Printed output wraps at spaces on a narrow screen (``docs/stylesheets/extra.css``),
 except output laid out in columns, padded with runs of spaces: wrapped, its columns
-fall apart, so it is marked ``posenc-aligned`` and scrolls sideways instead.
+fall apart, so it is marked ``posenc-aligned`` and scrolls sideways instead. In
+wrapping output a number such as ``2.4e-16`` is kept whole (Chromium breaks after
+its ``-``).
 
 A listing's file name too long for a phone breaks after a ``/``, not inside a word.
 """
@@ -39,16 +41,27 @@ NOTEBOOK_OUTPUT = re.compile(  # a notebook cell's printed output (mkdocs-jupyte
     re.DOTALL,
 )
 COLUMN_GAP = re.compile(r"\S {2,}\S")  # padding between two columns
+TAG = re.compile(r"(<[^>]*>)")
+SCIENTIFIC = re.compile(r"(?<![\w.])\d[\d.]*e[-+]\d+\b")
+
+
+def numbers_kept_whole(output_html: str) -> str:
+    """``output_html`` with each number such as ``2.4e-16`` in a nobreak span."""
+    pieces = TAG.split(output_html)  # text, tag, text, ...
+    whole = r'<span class="posenc-nobreak">\g<0></span>'
+    pieces[::2] = [SCIENTIFIC.sub(whole, text) for text in pieces[::2]]
+    return "".join(pieces)
 
 
 def aligned_outputs(page_html: str) -> str:
     """The page with printed output that has columns (two or more lines padded
-    inside) marked ``posenc-aligned``: a listing's and a notebook cell's."""
+    inside) marked ``posenc-aligned``: a listing's and a notebook cell's. In other
+    output, which wraps, `numbers_kept_whole`."""
 
     def mark(output: re.Match, element: str) -> str:
         lines = html.unescape(re.sub(r"<[^>]+>", "", output[1])).splitlines()
         if sum(bool(COLUMN_GAP.search(line)) for line in lines) < 2:
-            return output[0]
+            return numbers_kept_whole(output[0])
         return output[0].replace(element, f"{element} posenc-aligned", 1)
 
     page_html = OUTPUT.sub(lambda m: mark(m, "highlight"), page_html)

@@ -7,14 +7,15 @@ lab's tables, at desktop width too) and inside short inline code such as `--help
 ``<script>``, ``<style>``, ``<svg>``, ``<textarea>``, KaTeX's formulas and the source
 text a notebook cell's copy button copies (mkdocs-jupyter's hidden div), each such
 phrase goes into a ``posenc-nobreak`` span (nowrap, ``extra.css``): operands joined
-by "=", "≈", "≤", "≥", "<", ">", "×", "÷", "+" or "−" (the minus sign), and a range
-of numbers joined by an en dash. Inline code of up to SHORT_CODE characters takes
-the class itself; in longer inline code each command-line flag (``--help``) is kept
-whole, and a call may break after its opening bracket
-(``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
-``...(max_positio`` / ``ns, ...``). A phrase longer than LONGEST_PHRASE characters
-may still break. The search index, made from the page before this hook, keeps plain
-text.
+by "=", "≈", "≤", "≥", "<", ">", "×", "÷", "+" or "−" (the minus sign), a range of
+numbers joined by an en dash, and a number such as "2e-16". Inline code of up to
+SHORT_CODE characters takes the class itself; in longer inline code each
+command-line flag (``--help``) is kept whole, a call may break after its opening
+bracket (``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
+``...(max_positio`` / ``ns, ...``) and a path after a ``/`` (``.../part2_extension/``
+/ ``comparison_table.py``, not ``.../compar`` / ``ison_table.py``). A phrase longer
+than LONGEST_PHRASE characters may still break. The search index, made from the
+page before this hook, keeps plain text.
 """
 
 import re
@@ -27,11 +28,12 @@ COPY_TEXT = '<div class="clipboard-copy-txt"'  # a notebook cell's source, as te
 WORD = r"[^\s<>]+"
 RELATION = r"(?:=|≈|≤|≥|×|÷|\+|−|&lt;|&gt;)"  # − is the minus sign, not "-"
 NUMBER = r"\d[\d.,]*%?"
-PHRASE = re.compile(rf"{WORD}(?: {RELATION} {WORD})+|{NUMBER}–{NUMBER}")
+SCIENTIFIC = r"(?<![\w.])\d[\d.]*e[-+]\d+\b"  # 2e-16: Chromium breaks after "-"
+PHRASE = re.compile(rf"{WORD}(?: {RELATION} {WORD})+|{NUMBER}–{NUMBER}|{SCIENTIFIC}")
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line
 SHORT_CODE = 24
 FLAG = re.compile(r"(?<!\S)--?\w[\w-]*")  # Chromium breaks after a hyphen
-CALL_OPENS = re.compile(r"(?<=\w[(\[])(?=\w)")
+BREAKS_AFTER = re.compile(r"(?<=\w[(\[/])(?=\w)")  # a call's bracket, a path's "/"
 NOBREAK = '<span class="posenc-nobreak">{}</span>'
 ENTITY = re.compile(r"&#?\w+;")
 
@@ -62,7 +64,7 @@ def kept_whole_in_code(pieces: list[str], i: int) -> None:
         pieces[i] = '<code class="posenc-nobreak">'
     else:
         flags_whole = FLAG.sub(lambda m: NOBREAK.format(m[0]), pieces[i + 1])
-        pieces[i + 1] = CALL_OPENS.sub("<wbr>", flags_whole)
+        pieces[i + 1] = BREAKS_AFTER.sub("<wbr>", flags_whole)
 
 
 def with_phrases_kept_whole(body: str) -> str:

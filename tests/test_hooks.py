@@ -746,6 +746,19 @@ def test_printed_output_in_columns_is_marked_to_scroll_not_wrap(text, aligned):
         assert marked.replace(" posenc-aligned", "") == page  # nothing else changes
 
 
+def test_a_number_in_wrapping_output_or_prose_is_kept_whole():
+    """Chromium broke "2e-16" after its "-" at 390 px (prose on failure-modes and
+    part3/base, a notebook's output): it goes into a nobreak span, and only it."""
+    listings, typography = load("listings"), load("typography")
+    text = "gap 2.4e-16 and 1e+3, not v2e-1 or 1.5e-3x\n"
+    out = listings.aligned_outputs(_printed(text))
+    kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
+    assert kept == ["2.4e-16", "1e+3"]
+    assert re.sub(r"</?span[^>]*>", "", out) == _printed(text)
+    prose = typography.with_phrases_kept_whole(f"<p>is {text}</p><pre>2e-16</pre>")
+    assert re.findall(r'<span class="posenc-nobreak">(.*?)</span>', prose) == kept
+
+
 def test_unwrapped_token_spans_have_no_colour_of_their_own():
     """Material gives `.n` the name colour, which is the listing's own colour in
     both schemes, and styles no `.w`: if it ever does, unwrapping would show."""
@@ -1106,7 +1119,8 @@ def test_short_phrases_are_kept_whole_in_prose_only():
         "<td>10.11 (10.01–10.22)</td><p>÷ 0.75 words/token = 120,000 tokens and"
         " a &lt; b, but 2026-12-05 and a-b - c</p><td>only as m − n</td>"
         "<p>Run <code>--help</code> or <code>a_very_long_function_name(x, y)</code>"
-        " or <code>python -m posenc_docs.lab --help</code></p>"
+        " or <code>python -m posenc_docs.lab --help</code> or"
+        " <code>posenc_docs/examples/part2/table.py</code></p>"
         "<pre><code>x = 1</code></pre><script>if (a = 1) {}</script>"
         '<span class="katex"><span class="mord">x = 1</span><span>y = 2</span>'
         "</span><p>one_long_operand_name_here = another_long_name</p>"
@@ -1118,6 +1132,7 @@ def test_short_phrases_are_kept_whole_in_prose_only():
     assert kept == [*prose, "-m", "--help"]
     assert '<code class="posenc-nobreak">--help</code>' in out
     assert "<code>a_very_long_function_name(<wbr>x, y)</code>" in out  # may break
+    assert "<code>posenc_docs/<wbr>examples/<wbr>part2/<wbr>table.py</code>" in out
     assert (
         '<code>python <span class="posenc-nobreak">-m</span> posenc_docs.lab '
         '<span class="posenc-nobreak">--help</span></code>'
