@@ -116,16 +116,22 @@ def with_punctuation(before, formula: str, after, tex: str | None) -> str:
     """A short inline formula, the bracket right before it and the punctuation
     right after it, on one line.
 
-    Chromium may break a line between a formula ending in a subscript, a power or
-    a root and the comma after it, leaving the comma alone at a line's start, and
-    between an opening bracket and the formula after it ("23.7 (" / "j/d)"). A
-    relation and its operand after the formula join it too ("is s" / "= 93.06").
-    ``posenc-nobreak`` is nowrap (``extra.css``), so the formula inside cannot break
-    either: only formulas of up to NOBREAK_TEX characters of TeX are wrapped.
+    An inline formula does not break inside (``extra.css``: KaTeX's lines broke
+    after its relations and operators, "PE(pos +" / "k) = M_k PE(pos)") unless it
+    has more than NOBREAK_TEX characters of TeX: such a one is marked
+    ``posenc-breakable``. Chromium may also break a line between a formula ending
+    in a subscript, a power or a root and the comma after it, leaving the comma
+    alone at a line's start, and between an opening bracket and the formula after
+    it ("23.7 (" / "j/d)"). A relation and its operand after the formula join it
+    too ("is s" / "= 93.06"): all go into one nowrap ``posenc-nobreak`` span.
     """
     before, after = before or "", after or ""
-    if not (before or after) or len(tex) > NOBREAK_TEX:  # a long one may break
-        return before + formula + after
+    if tex is None:  # display math in a notebook ($$...$$): a block of its own
+        return formula
+    if len(tex) > NOBREAK_TEX:  # too wide to keep whole on a phone
+        return f'{before}<span class="posenc-breakable">{formula}</span>{after}'
+    if not (before or after):
+        return formula
     return f'<span class="posenc-nobreak">{before}{formula}{after}</span>'
 
 

@@ -11,14 +11,16 @@ bare text; outside it nothing changes.
 Printed output wraps at spaces on a narrow screen (``docs/stylesheets/extra.css``),
 except output laid out in columns, padded with runs of spaces: wrapped, its columns
 fall apart, so it is marked ``posenc-aligned`` and scrolls sideways instead. In
-wrapping output a number such as ``2.4e-16`` is kept whole (Chromium breaks after
-its ``-``).
+wrapping output the short phrases that prose keeps whole (``hooks/typography.py``:
+"L0 = 4,096", "2.4e-16") are kept whole too.
 
 A listing's file name too long for a phone breaks after a ``/``, not inside a word.
 """
 
 import html
 import re
+
+import typography  # hooks/typography.py
 
 LISTING = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
 PLAIN_TOKEN = re.compile(r'<span class="[nw]">([^<]*)</span>|<span></span>')
@@ -41,27 +43,25 @@ NOTEBOOK_OUTPUT = re.compile(  # a notebook cell's printed output (mkdocs-jupyte
     re.DOTALL,
 )
 COLUMN_GAP = re.compile(r"\S {2,}\S")  # padding between two columns
-TAG = re.compile(r"(<[^>]*>)")
-SCIENTIFIC = re.compile(r"(?<![\w.])\d[\d.]*e[-+]\d+\b")
 
 
-def numbers_kept_whole(output_html: str) -> str:
-    """``output_html`` with each number such as ``2.4e-16`` in a nobreak span."""
-    pieces = TAG.split(output_html)  # text, tag, text, ...
-    whole = r'<span class="posenc-nobreak">\g<0></span>'
-    pieces[::2] = [SCIENTIFIC.sub(whole, text) for text in pieces[::2]]
+def phrases_kept_whole(output_html: str) -> str:
+    """``output_html`` with its short phrases ("L0 = 4,096", "2.4e-16") in nobreak
+    spans, as `typography.kept_whole` keeps them in prose."""
+    pieces = typography.TAG.split(output_html)  # text, tag, text, ...
+    pieces[::2] = map(typography.kept_whole, pieces[::2])
     return "".join(pieces)
 
 
 def aligned_outputs(page_html: str) -> str:
     """The page with printed output that has columns (two or more lines padded
     inside) marked ``posenc-aligned``: a listing's and a notebook cell's. In other
-    output, which wraps, `numbers_kept_whole`."""
+    output, which wraps, `phrases_kept_whole`."""
 
     def mark(output: re.Match, element: str) -> str:
         lines = html.unescape(re.sub(r"<[^>]+>", "", output[1])).splitlines()
         if sum(bool(COLUMN_GAP.search(line)) for line in lines) < 2:
-            return numbers_kept_whole(output[0])
+            return phrases_kept_whole(output[0])
         return output[0].replace(element, f"{element} posenc-aligned", 1)
 
     page_html = OUTPUT.sub(lambda m: mark(m, "highlight"), page_html)

@@ -7,15 +7,18 @@ lab's tables, at desktop width too) and inside short inline code such as `--help
 ``<script>``, ``<style>``, ``<svg>``, ``<textarea>``, KaTeX's formulas and the source
 text a notebook cell's copy button copies (mkdocs-jupyter's hidden div), each such
 phrase goes into a ``posenc-nobreak`` span (nowrap, ``extra.css``): operands joined
-by "=", "≈", "≤", "≥", "<", ">", "×", "÷", "+" or "−" (the minus sign), a range of
-numbers joined by an en dash, and a number such as "2e-16". Inline code of up to
-SHORT_CODE characters takes the class itself; in longer inline code each
-command-line flag (``--help``) is kept whole, a call may break after its opening
-bracket (``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
+by "=", "≈", "≤", "≥", "<", ">", "<=", ">=", "==", "×", "÷", "+" or "−" (the minus
+sign), a range of numbers joined by an en dash, a number such as "2e-16", a name and
+its number ("GPT-2", "Llama 3.1", "Figure 2") and a short list of numbers ("(1,
+−5)"). Inline code of up to SHORT_CODE characters takes the class itself; in longer
+inline code an assigned name keeps its "=" ("dim =") and each command-line flag
+(``--help``) is kept whole, a call may break after its opening bracket
+(``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
 ``...(max_positio`` / ``ns, ...``) and a path after a ``/`` (``.../part2_extension/``
 / ``comparison_table.py``, not ``.../compar`` / ``ison_table.py``). A phrase longer
-than LONGEST_PHRASE characters may still break. The search index, made from the
-page before this hook, keeps plain text.
+than LONGEST_PHRASE characters may still break. An API heading's name longer than
+SHORT_CODE may break after an underscore rather than anywhere. The search index,
+made from the page before this hook, keeps plain text.
 """
 
 import re
@@ -26,14 +29,23 @@ SKIPPED = {"pre", "code", "script", "style", "svg", "textarea"}
 FORMULA = '<span class="katex">'  # KaTeX's HTML, glyph by glyph
 COPY_TEXT = '<div class="clipboard-copy-txt"'  # a notebook cell's source, as text
 WORD = r"[^\s<>]+"
-RELATION = r"(?:=|≈|≤|≥|×|÷|\+|−|&lt;|&gt;)"  # − is the minus sign, not "-"
+RELATION = r"(?:==|=|≈|≤|≥|×|÷|\+|−|&lt;=?|&gt;=?)"  # − is the minus sign, not "-"
 NUMBER = r"\d[\d.,]*%?"
 SCIENTIFIC = r"(?<![\w.])\d[\d.]*e[-+]\d+\b"  # 2e-16: Chromium breaks after "-"
-PHRASE = re.compile(rf"{WORD}(?: {RELATION} {WORD})+|{NUMBER}–{NUMBER}|{SCIENTIFIC}")
+NAMED_NUMBER = r"\b[A-Z][A-Za-z]*(?:-| )\d[\d.]*\b"  # GPT-2, Llama 3.1, Figure 2
+NUMBERS = r"[(\[][−-]?\d[\d.]*(?:, ?[−-]?\d[\d.]*)+[)\]]"  # (1, −5), [0, 1, 2]
+PHRASE = re.compile(
+    rf"{WORD}(?:\s{RELATION}\s{WORD})+|{NUMBER}–{NUMBER}|{SCIENTIFIC}"
+    rf"|{NAMED_NUMBER}|{NUMBERS}"
+)
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line
 SHORT_CODE = 24
 FLAG = re.compile(r"(?<!\S)--?\w[\w-]*")  # Chromium breaks after a hyphen
 BREAKS_AFTER = re.compile(r"(?<=\w[(\[/])(?=\w)")  # a call's bracket, a path's "/"
+ASSIGNED = re.compile(r"[\w.\[\]]+ =(?= )")  # "dim =": "=" does not start a line
+OBJECT_NAME = re.compile(  # an API heading's name (mkdocstrings)
+    r'(<span class="doc doc-object-name[^"]*">)([^<]+)(?=</span>)'
+)
 NOBREAK = '<span class="posenc-nobreak">{}</span>'
 ENTITY = re.compile(r"&#?\w+;")
 
@@ -63,12 +75,20 @@ def kept_whole_in_code(pieces: list[str], i: int) -> None:
     if shown_length(pieces[i + 1]) <= SHORT_CODE:
         pieces[i] = '<code class="posenc-nobreak">'
     else:
-        flags_whole = FLAG.sub(lambda m: NOBREAK.format(m[0]), pieces[i + 1])
-        pieces[i + 1] = BREAKS_AFTER.sub("<wbr>", flags_whole)
+        code = ASSIGNED.sub(lambda m: NOBREAK.format(m[0]), pieces[i + 1])
+        code = FLAG.sub(lambda m: NOBREAK.format(m[0]), code)
+        pieces[i + 1] = BREAKS_AFTER.sub("<wbr>", code)
+
+
+def breakable_name(match: re.Match) -> str:
+    """An `OBJECT_NAME` longer than SHORT_CODE that may break after each "_"."""
+    name = match[2]
+    return match[1] + (name.replace("_", "_<wbr>") if len(name) > SHORT_CODE else name)
 
 
 def with_phrases_kept_whole(body: str) -> str:
     """The page body with `kept_whole` applied to its prose text (module doc)."""
+    body = OBJECT_NAME.sub(breakable_name, body)
     pieces = TAG.split(body)  # text, tag, text, tag, ..., text
     skipped, formula_spans = [], 0  # open skipped elements; spans open in KaTeX
     for i, piece in enumerate(pieces):

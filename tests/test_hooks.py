@@ -442,7 +442,7 @@ SUMS = " + ".join(f"a_{{{i}}}" for i in range(12))  # longer than NOBREAK_TEX
         ('<span class="arithmatex">\\(x^2\\)</span> and <span class="arithmatex">'
          '\\(\\sqrt{d}\\)</span>), then', 1, "</span>),</span> then"),
         ('<div class="arithmatex">\\[y\\]</div>.', 0, "</div>."),
-        (f'<span class="arithmatex">\\({SUMS}\\)</span>, so', 0, "</span>, so"),
+        (f'<span class="arithmatex">\\({SUMS}\\)</span>, so', 0, "</span></span>, so"),
     ],
 )  # fmt: skip
 def test_only_punctuation_right_after_a_short_formula_joins_it(
@@ -451,6 +451,7 @@ def test_only_punctuation_right_after_a_short_formula_joins_it(
     assert len(SUMS) > katex.NOBREAK_TEX  # free to break inside: not wrapped
     out = katex.render_arithmatex(page, renderer, "x.md")
     assert out.count('class="posenc-nobreak"') == wrapped and out.endswith(ending)
+    assert out.count('class="posenc-breakable"') == (SUMS in page)  # may break
 
 
 def test_an_opening_bracket_joins_the_short_formula_after_it(renderer):
@@ -744,6 +745,33 @@ def test_printed_output_in_columns_is_marked_to_scroll_not_wrap(text, aligned):
         marked = listings.aligned_outputs(page)
         assert marked.count("posenc-aligned") == int(aligned)
         assert marked.replace(" posenc-aligned", "") == page  # nothing else changes
+
+
+def test_names_with_numbers_lists_assignments_and_api_names_break_well():
+    """The 390 px review: "GPT-" / "2", "(Figure" / "2)", "(1," / "−5)", "1,024 ×
+    768" / "= 786,432" (a newline in the source), "low" / "&gt;= 0", inline code
+    "dim" / "= int(...)" and the API heading "t5_relative_position_bucket_torc" /
+    "h" (it may break after an underscore instead)."""
+    typography = load("typography")
+    name = '<span class="doc doc-object-name doc-function-name">'
+    body = (
+        "<p>GPT-2 and Llama 3.1 (Figure 2) at (1, −5) or [0, 1, 2, 8]; GPT-2 spends"
+        " 1,024 × 768\n= 786,432 and low &gt;= 0</p>"
+        "<p><code>dim = int(head_dim * partial_rotary_factor)</code></p>"
+        f"<h2>{name}t5_relative_position_bucket_torch</span></h2>{name}apply_rope</span>"
+    )
+    out = typography.with_phrases_kept_whole(body)
+    kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out, re.DOTALL)
+    assert kept == [
+        "GPT-2", "Llama 3.1", "Figure 2", "(1, −5)", "[0, 1, 2, 8]", "GPT-2",
+        "1,024 × 768\n= 786,432", "low &gt;= 0", "dim =",
+    ]  # fmt: skip
+    assert "</span> int(<wbr>head_dim * partial_rotary_factor)</code>" in out
+    assert f"{name}t5_<wbr>relative_<wbr>position_<wbr>bucket_<wbr>torch<" in out
+    assert f"{name}apply_rope</span>" in out  # short: whole
+    listings = load("listings")
+    output = listings.aligned_outputs(_printed("L0 = 4,096 and s\n"))
+    assert '<span class="posenc-nobreak">L0 = 4,096</span>' in output
 
 
 def test_a_number_in_wrapping_output_or_prose_is_kept_whole():
