@@ -207,10 +207,16 @@ def test_finetune_accuracy_ranges_are_bars_set_apart(phone):
 @given(st.integers(60, 400))
 def test_phone_text_wraps_at_spaces_but_not_in_math_or_around_an_equals_sign(width):
     """A phone figure's title wrapped at any width keeps "d = 64" and each $math$
-    on one line (a phone showed "..., d =" over "64"), and loses no word."""
-    title = "Trained on positions 0 to 2,047 with $R_m$ at $m$ = 3, d = 64 and L ≈ 8k"
+    on one line (a phone showed "..., d =" over "64"), and a number or a lone
+    capital with the word before it ("fine-tuned at 4" / "L", "RoPE + Llama" /
+    "3.1", "(16, 24," / "24)"), and loses no word."""
+    title = (
+        "Trained on positions 0 to 2,047 with $R_m$ at $m$ = 3, d = 64 and L ≈ 8k;"
+        " RoPE + Llama 3.1, fine-tuned at 4 L, sections (16, 24, 24)"
+    )
     lines = _wrapped(title, width, 9).split("\n")
     assert " ".join(lines) == title
     for line in lines:
         assert line.count("$") % 2 == 0, lines
         assert not re.search(r"(^[=≈])|([=≈]$)", line), lines
+        assert not re.match(r"(\d|[A-Z]\b)", line), lines  # "3.1", "L", "24)"

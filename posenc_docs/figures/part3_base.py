@@ -50,7 +50,7 @@ def cosine_sums(d: int, length: int, bases: tuple, *, theme: str):
         ax.axhline(0, color=colors["muted"], linestyle="--", linewidth=1)
         ax.set_xscale("log")
         ax.set_xlabel("distance m, tokens (log)")
-        ax.set_ylabel("B_m = Σ cos(m θ_i)")
+        ax.set_ylabel(r"$B_m = \sum_i \cos(m\,\theta_i)$")
         ax.set_title(f"Expected score of a token with its copy, d = {d}", fontsize=11)
         ax.grid(True, alpha=0.6)
         fig.legend(loc="outside lower center", ncols=len(bases), fontsize=9)

@@ -90,12 +90,14 @@ def plain_log_ticks(fig):
 
 
 _WORD = r"(?:\S*\$[^$]*\$\S*|\S+)"  # $math$ with what touches it, or a plain word
-_UNBROKEN = re.compile(rf"{_WORD}(?: [=≈] {_WORD})*")  # "d = 64" stays on one line
+# On one line: "d = 64", a word and the numbers or the one capital after it ("Llama
+# 3.1", "at 4 L", "(16, 24, 24)").
+_UNBROKEN = re.compile(rf"{_WORD}(?: [=≈] {_WORD}| (?=\d|[A-Z](?!\w)){_WORD})*")
 
 
 def _wrapped(text: str, width_pt: float, size_pt: float) -> str:
-    """Break ``text`` into lines that fit ``width_pt``, never inside $math$ or
-    around an equals sign."""
+    """Break ``text`` into lines that fit ``width_pt``, never inside $math$, around
+    an equals sign or before a number (`_UNBROKEN`)."""
     words = _UNBROKEN.findall(text)
     if "\n" in text or len(text) * 0.55 * size_pt <= 0.95 * width_pt:
         return text
