@@ -128,7 +128,7 @@ export function mount(root) {
     w.alibi.rows.replaceChildren(...rows);
     const c = 2 ** Math.floor(Math.log2(state.heads));
     w.alibi.rule.textContent = c === state.heads
-      ? `${state.heads} is a power of two: slopes 2^(\u22128k/${c}) for k = 1 \u2026 ${c}.`
+      ? `${state.heads} is a power of two: slopes 2^(\u22128k/${c}) for k\u00a0=\u00a01\u00a0\u2026\u00a0${c}.`
       : `${state.heads} is not a power of two: the ${c} slopes for ${c} heads, then the first ${state.heads - c} odd powers of 2^(\u22124/${c}): the first is steeper than all ${c}, the others fall between them.`;
     drawAlibi(w.alibi.canvas, slopes, state, colours);
     w.alibi.legend.replaceChildren(...alibiLegend(slopes, colours));
@@ -144,8 +144,8 @@ export function mount(root) {
       node.dataset.position = p;
       const row = Array.from({ length: Math.min(d, 4) }, (_, j) => fixed(LEARNED_STD * fixedNormal(7, p * d + j), 4));
       node.textContent = p < maxLen
-        ? `Position ${name} = ${p}: row ${p} of rows 0\u2013${maxLen - 1}, starting ${row.join(", ")}, \u2026`
-        : `No row for position ${name} = ${p}: the table has max_len = ${maxLen} rows (positions 0\u2013${maxLen - 1}). The lookup fails; nothing can be added to this token.`;
+        ? `Position ${name}\u00a0=\u00a0${p}: row ${p} of rows 0\u2013${maxLen - 1}, starting ${row.join(", ")}, \u2026`
+        : `No row for position ${name}\u00a0=\u00a0${p}: the table has max_len\u00a0=\u00a0${maxLen} rows (positions 0\u2013${maxLen - 1}). The lookup fails; nothing can be added to this token.`;
     }
   }
 
@@ -271,7 +271,7 @@ function build(root, state) {
   const alibiRows = h("tbody"), distance = h("span"), rule = h("p", { class: "pw-hint" });
   const alibiLegend = h("ul", { class: "pw-legend", "aria-label": "Line of each head" });
   const alibi = panel("ALiBi",
-    h("p", { class: "pw-hint", text: "ALiBi adds no vector to tokens: head h adds \u2212m\u2095 \u00d7 distance to each attention logit." }),
+    h("p", { class: "pw-hint", text: "ALiBi adds no vector to tokens: head h adds \u2212m\u2095\u00a0\u00d7\u00a0distance to each attention logit." }),
     rule, alibiCanvas, alibiLegend,
     h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Slope of each head" },
       h("table", { class: "pw-table" }, h("thead", {}, h("tr", {},
