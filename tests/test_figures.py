@@ -82,12 +82,14 @@ def test_served_svg_is_deterministic_and_its_dark_variant_is_the_dark_drawing(
         assert light == saved_by_savefig_alone(spec.slug, "light", phone)  # again
 
 
-def test_dark_variant_swaps_theme_and_light_only_data_colours():
+def test_dark_variant_swaps_theme_and_data_colours_in_one_pass():
     light = b'<svg><path style="fill: #1F1F1F; stroke: #6b6b6b"/><g fill="#0072b2"/>'
     light += b'<path style="stroke: #7a4a00"/><path style="stroke: #262626"/>'
+    light += b'<g fill="#3a3a98"/><g fill="#009e73"/>'  # indigo: to blue, not on
     assert dark_variant(light) == (
-        b'<svg><path style="fill: #e6e6e6; stroke: #a0a0a0"/><g fill="#0072b2"/>'
+        b'<svg><path style="fill: #e6e6e6; stroke: #a0a0a0"/><g fill="#56b4e9"/>'
         b'<path style="stroke: #e69f00"/><path style="stroke: #f0e442"/>'
+        b'<g fill="#0072b2"/><g fill="#009e73"/>'
     )
 
 

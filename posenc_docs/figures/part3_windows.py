@@ -5,9 +5,13 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from posenc_docs import windows
-from posenc_docs.figures.spec import FigureSpec
+from posenc_docs.figures.spec import DATA_COLOURS, FigureSpec
 from posenc_docs.figures.style import SEE_THROUGH, data_colour, themed
 from posenc_docs.pages import part3_windows
+
+# Rasters, which the dark variant cannot recolour, take one blue in both themes
+# (the dark theme's first data colour is sky blue: style.data_colour).
+RASTER_BLUE = DATA_COLOURS["light"][0]
 
 
 def _sink_mask(n_tokens: int, n_sink: int, window: int) -> np.ndarray:
@@ -29,7 +33,7 @@ def masks(n_tokens: int, window: int, n_sink: int, *, theme: str):
         f"{n_sink} sinks + window {window}": _sink_mask(n_tokens, n_sink, window),
     }
     with themed(theme) as colors:
-        cmap = ListedColormap([SEE_THROUGH, data_colour(0)])  # 0: the grid shows
+        cmap = ListedColormap([SEE_THROUGH, RASTER_BLUE])  # 0: the grid shows
         fig, axes = plt.subplots(1, 3, figsize=(5.6, 2.5), layout="constrained")
         for ax, (title, mask) in zip(axes, panels.items(), strict=True):
             ax.set_facecolor(colors["grid"])
@@ -52,7 +56,7 @@ def layer_mix(stacks: tuple, *, theme: str):
         ):
             types = windows.layer_types(num_layers, pattern)
             is_global = np.array([t == "full_attention" for t in types])
-            local_global = ListedColormap([data_colour(0), data_colour(5)])
+            local_global = ListedColormap([RASTER_BLUE, data_colour(5)])
             ax.imshow(is_global[None, :], aspect="auto", vmin=0, vmax=1,
                       cmap=local_global)  # fmt: skip
             ax.set_yticks([0], [name])

@@ -62,7 +62,7 @@ def data_colour(k: int) -> str:
 
     Resolved now: a line would resolve "Ck" only when drawn, after the theme's
     context. In a raster (``imshow``), which the dark variant cannot recolour, use
-    a colour both themes share (0, 2, 3 or 5).
+    a colour both themes share (2, 3 or 5).
     """
     colours = tuple(plt.rcParams["axes.prop_cycle"].by_key()["color"])
     if colours not in DATA_COLOURS.values():
