@@ -821,6 +821,31 @@ def test_a_value_stays_on_the_line_of_its_equals_sign_at_390_px(
     assert [text for whole, text in values if not whole] == []
 
 
+# Each visible slider's width at its minimum and at its maximum value.
+SLIDER_WIDTHS = """() => [...document.querySelectorAll('.pw input[type=range]')]
+  .filter(input => input.offsetParent).map(input => {
+    const width = () => input.getBoundingClientRect().width;
+    const at = (value) => {
+      input.value = value;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      return width();
+    };
+    return [input.labels[0].textContent, at(input.min), at(input.max)];
+  })"""
+
+
+@pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
+def test_a_slider_keeps_its_length_as_its_value_grows_at_390_px(
+    guarded, site_url, path
+):
+    """At the longest training length the read-out "8,388,608" took room from its
+    slider: the value beside a slider is as wide as the longest it can show."""
+    page = open_widget(guarded, site_url, path, width=390).page
+    widths = page.evaluate(SLIDER_WIDTHS)
+    assert len(widths) >= 2
+    assert [(name, a, b) for name, a, b in widths if abs(a - b) > 0.5] == []
+
+
 WRAPPED_CELLS = """() => [...document.querySelectorAll(
   'details[open] .pw-table th, details[open] .pw-table td')].filter((cell) =>
   [...cell.childNodes].some((text) => {

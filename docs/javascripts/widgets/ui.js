@@ -132,8 +132,14 @@ export function rangeField({ label, value, min, max, format = String, onValue })
   const out = h("output", { for: id, class: "pw-range-value", text: format(value), "aria-hidden": "true" });
   const wrap = h("div", { class: "pw-field pw-range" },
     h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, input, out));
+  // As wide as the longest value it can show: the slider keeps its length as it moves.
+  const fit = () => {
+    const longest = Math.max(format(Number(input.min)).length, format(Number(input.max)).length);
+    out.style.minWidth = `max(2.6em, ${longest}ch)`;
+  };
+  fit();
   const set = (v, max) => {
-    if (max != null) input.max = max;
+    if (max != null) { input.max = max; fit(); }
     input.value = v;
     out.textContent = format(v);
     input.setAttribute("aria-valuetext", format(v));
