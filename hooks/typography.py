@@ -34,10 +34,12 @@ NUMBER = r"\d[\d.,]*%?"
 SCIENTIFIC = r"(?<![\w.])\d[\d.]*e[-+]\d+\b"  # 2e-16: Chromium breaks after "-"
 NAMED_NUMBER = r"\b[A-Z][A-Za-z]*(?:-| )\d[\d.]*\b"  # GPT-2, Llama 3.1, Figure 2
 NUMBERS = r"[(\[][−-]?\d[\d.]*(?:, ?[−-]?\d[\d.]*)+[)\]]"  # (1, −5), [0, 1, 2]
-PHRASE = re.compile(
-    rf"{WORD}(?:\s{RELATION}\s{WORD})+|{NUMBER}–{NUMBER}|{SCIENTIFIC}"
-    rf"|{NAMED_NUMBER}|{NUMBERS}"
+OPERAND = rf"(?:{NAMED_NUMBER}|{NUMBERS}|{WORD})"  # "Llama 3 × 2", not "Llama 3" alone
+PHRASE = re.compile(  # each starts where a word does: a long token is read once
+    rf"(?<!\S){OPERAND}(?:\s{RELATION}\s{OPERAND})+|(?<![\d.,]){NUMBER}–{NUMBER}"
+    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{NUMBERS}"
 )
+WORDS_PHRASE = re.compile(rf"(?<!\S){WORD}(?:\s{RELATION}\s{WORD})+")  # in a long one
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line
 SHORT_CODE = 24
 FLAG = re.compile(r"(?<!\S)--?\w[\w-]*")  # Chromium breaks after a hyphen
@@ -55,16 +57,23 @@ def shown_length(text: str) -> int:
     return len(ENTITY.sub("x", text))
 
 
+def whole_if_short(match: re.Match) -> str:
+    """The matched phrase in a nobreak span, unless it is over LONGEST_PHRASE."""
+    phrase = match[0]
+    return phrase if shown_length(phrase) > LONGEST_PHRASE else NOBREAK.format(phrase)
+
+
+def whole_or_in_parts(match: re.Match) -> str:
+    """`whole_if_short`; a longer phrase keeps its relations between plain words
+    whole ("x[:8] = [1," of "x[:8] = [1, 1, 1, 0, ...]")."""
+    if shown_length(match[0]) <= LONGEST_PHRASE:
+        return whole_if_short(match)
+    return WORDS_PHRASE.sub(whole_if_short, match[0])
+
+
 def kept_whole(text: str) -> str:
     """``text`` (HTML-escaped, no tags) with its short phrases in nobreak spans."""
-
-    def whole(match):
-        phrase = match[0]
-        return (
-            phrase if shown_length(phrase) > LONGEST_PHRASE else NOBREAK.format(phrase)
-        )
-
-    return PHRASE.sub(whole, text)
+    return PHRASE.sub(whole_or_in_parts, text)
 
 
 def kept_whole_in_code(pieces: list[str], i: int) -> None:
@@ -75,8 +84,8 @@ def kept_whole_in_code(pieces: list[str], i: int) -> None:
     if shown_length(pieces[i + 1]) <= SHORT_CODE:
         pieces[i] = '<code class="posenc-nobreak">'
     else:
-        code = ASSIGNED.sub(lambda m: NOBREAK.format(m[0]), pieces[i + 1])
-        code = FLAG.sub(lambda m: NOBREAK.format(m[0]), code)
+        code = ASSIGNED.sub(whole_if_short, pieces[i + 1])
+        code = FLAG.sub(whole_if_short, code)
         pieces[i + 1] = BREAKS_AFTER.sub("<wbr>", code)
 
 

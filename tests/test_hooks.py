@@ -747,6 +747,9 @@ def test_printed_output_in_columns_is_marked_to_scroll_not_wrap(text, aligned):
         assert marked.replace(" posenc-aligned", "") == page  # nothing else changes
 
 
+NOBREAK = '<span class="posenc-nobreak">{}</span>'
+
+
 def test_names_with_numbers_lists_assignments_and_api_names_break_well():
     """The 390 px review: "GPT-" / "2", "(Figure" / "2)", "(1," / "−5)", "1,024 ×
     768" / "= 786,432" (a newline in the source), "low" / "&gt;= 0", inline code
@@ -769,9 +772,37 @@ def test_names_with_numbers_lists_assignments_and_api_names_break_well():
     assert "</span> int(<wbr>head_dim * partial_rotary_factor)</code>" in out
     assert f"{name}t5_<wbr>relative_<wbr>position_<wbr>bucket_<wbr>torch<" in out
     assert f"{name}apply_rope</span>" in out  # short: whole
+    cases = [
+        ("Llama 3 × 2 layers", "Llama 3 × 2"),  # not "Llama 3" alone
+        ("shape (2, 8) + 1", "(2, 8) + 1"),
+        ("x[:8] = [1, 1, 1, 0, 1, 1, 1, 0, 1, 1]", "x[:8] = [1,"),
+    ]  # too long
+    for text, phrase in cases:  # fmt: skip
+        assert typography.kept_whole(text).count(NOBREAK.format(phrase)) == 1, text
+    long_name = "<code>model.layers[0].self_attn.rotary_emb.inv_freq = x</code>"
+    assert "nobreak" not in typography.with_phrases_kept_whole(long_name)  # too wide
     listings = load("listings")
     output = listings.aligned_outputs(_printed("L0 = 4,096 and s\n"))
     assert '<span class="posenc-nobreak">L0 = 4,096</span>' in output
+
+
+def test_navigation_sections_are_named_before_their_titles_get_nobreak_spans():
+    """accessible_names reads a section's title as plain text: a nobreak span that
+    typography put around "Part 2" would leave the section unnamed."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    order = [Path(hook).stem for hook in config["hooks"]]
+    assert order.index("accessible_names") < order.index("typography"), order
+    names, typography = load("accessible_names"), load("typography")
+    nav = (
+        '<nav class="md-nav" data-md-level="1" aria-labelledby="x" aria-expanded='
+        '"false">\n<label class="md-nav__title" for="x">\n<span class="md-nav__icon'
+        ' md-icon"></span>\nPart 2\n</label>'
+    )
+    assert 'aria-label="Part 2"' in typography.with_phrases_kept_whole(
+        names.with_section_names(nav)
+    )
 
 
 def test_a_number_in_wrapping_output_or_prose_is_kept_whole():

@@ -801,10 +801,15 @@ VALUES_WITH_THEIR_LABEL = """() => [...document.querySelectorAll('.pw-readout ou
     const label = out.previousSibling?.firstChild || out.previousSibling;
     const text = label?.textContent || '', range = document.createRange();
     const operand = text.search(/\\S+\\s=$/);  // \\s: a no-break space too
-    if (operand >= 0) range.setStart(label, operand); else range.setStartBefore(out);
+    if (operand >= 0) range.setStart(label, operand);
+    else if (/^\\s=$/.test(text) && label.previousSibling) {
+      range.setStartBefore(label.previousSibling);  // "b·s<sup>d/(d−2)</sup> ="
+    } else range.setStartBefore(out);
     range.setEnd(out, out.childNodes.length);
-    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.bottom)));
-    return [lines.size === 1, text.slice(-12) + out.textContent];
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    const oneLine = Math.max(...rects.map(r => r.top))  // a raised <sup> counts too
+      < Math.min(...rects.map(r => r.bottom));
+    return [oneLine, text.slice(-12) + out.textContent];
   })"""
 
 
