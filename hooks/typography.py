@@ -9,8 +9,8 @@ text a notebook cell's copy button copies (mkdocs-jupyter's hidden div), each su
 phrase goes into a ``posenc-nobreak`` span (nowrap, ``extra.css``): operands joined
 by "=", "≈", "≤", "≥", "<", ">", "<=", ">=", "==", "×", "÷", "+" or "−" (the minus
 sign), a range of numbers joined by an en dash, a number such as "2e-16", a name and
-its number ("GPT-2", "Llama 3.1", "Figure 2") and a short list of numbers ("(1,
-−5)"). Inline code of up to SHORT_CODE characters takes the class itself; in longer
+its number ("GPT-2", "Llama 3.1", "Figure 2") and a short tuple ("(1, −5)", "(B, H,
+T, d)"). Inline code of up to SHORT_CODE characters takes the class itself; in longer
 inline code an assigned name keeps its "=" ("dim =") and each command-line flag
 (``--help``) is kept whole, a call may break after its opening bracket
 (``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
@@ -33,11 +33,12 @@ RELATION = r"(?:==|=|≈|≤|≥|×|÷|\+|−|&lt;=?|&gt;=?)"  # − is the minu
 NUMBER = r"\d[\d.,]*%?"
 SCIENTIFIC = r"(?<![\w.])\d[\d.]*e[-+]\d+\b"  # 2e-16: Chromium breaks after "-"
 NAMED_NUMBER = r"\b[A-Z][A-Za-z]*(?:-| )\d[\d.]*\b"  # GPT-2, Llama 3.1, Figure 2
-NUMBERS = r"[(\[][−-]?\d[\d.]*(?:, ?[−-]?\d[\d.]*)+[)\]]"  # (1, −5), [0, 1, 2]
-OPERAND = rf"(?:{NAMED_NUMBER}|{NUMBERS}|{WORD})"  # "Llama 3 × 2", not "Llama 3" alone
+ITEM = r"[−-]?(?:\d[\d.]*|[A-Za-z_][\w.]{0,4})"  # a number, or a name of up to 5
+TUPLE = rf"[(\[]{ITEM}(?:, ?{ITEM})+[)\]]"  # (1, −5), [0.54, 0.84], (B, H, T, d)
+OPERAND = rf"(?:{NAMED_NUMBER}|{TUPLE}|{WORD})"  # "Llama 3 × 2", not "Llama 3" alone
 PHRASE = re.compile(  # each starts where a word does: a long token is read once
     rf"(?<!\S){OPERAND}(?:\s{RELATION}\s{OPERAND})+|(?<![\d.,]){NUMBER}–{NUMBER}"
-    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{NUMBERS}"
+    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{TUPLE}"
 )
 WORDS_PHRASE = re.compile(rf"(?<!\S){WORD}(?:\s{RELATION}\s{WORD})+")  # in a long one
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line

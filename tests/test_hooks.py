@@ -775,10 +775,15 @@ def test_names_with_numbers_lists_assignments_and_api_names_break_well():
     cases = [
         ("Llama 3 × 2 layers", "Llama 3 × 2"),  # not "Llama 3" alone
         ("shape (2, 8) + 1", "(2, 8) + 1"),
-        ("x[:8] = [1, 1, 1, 0, 1, 1, 1, 0, 1, 1]", "x[:8] = [1,"),
-    ]  # too long
-    for text, phrase in cases:  # fmt: skip
-        assert typography.kept_whole(text).count(NOBREAK.format(phrase)) == 1, text
+        ("weights: (B, H, T, T) = (2, 4, 8, 8)", "(B, H, T, T) = (2, 4, 8, 8)"),
+        ("q of shape (B, H, T, d) and", "(B, H, T, d)"),
+        ("(n_positions, rotary_dim)", None),  # words, not short items: may break
+        ("[-0.8415, 0.5403] and", "[-0.8415, 0.5403]"),
+        ("x[:8] = [1, 1, 1, 0, 1, 1, 1, 0, 1, 1]", "x[:8] = [1,"),  # too long whole
+    ]
+    for text, phrase in cases:
+        kept = typography.kept_whole(text)
+        assert kept.count(NOBREAK.format(phrase)) == 1 if phrase else kept == text
     long_name = "<code>model.layers[0].self_attn.rotary_emb.inv_freq = x</code>"
     assert "nobreak" not in typography.with_phrases_kept_whole(long_name)  # too wide
     listings = load("listings")
