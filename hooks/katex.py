@@ -112,7 +112,7 @@ def render_arithmatex(page_html: str, renderer: KatexRenderer, where: str) -> st
     return ARITHMATEX.sub(replaced, page_html)
 
 
-def with_punctuation(before, formula: str, after, tex: str | None) -> str:
+def with_punctuation(before, formula: str, after, tex: str) -> str:
     """A short inline formula, the bracket right before it and the punctuation
     right after it, on one line.
 
@@ -126,8 +126,6 @@ def with_punctuation(before, formula: str, after, tex: str | None) -> str:
     too ("is s" / "= 93.06"): all go into one nowrap ``posenc-nobreak`` span.
     """
     before, after = before or "", after or ""
-    if tex is None:  # display math in a notebook ($$...$$): a block of its own
-        return formula
     if len(tex) > NOBREAK_TEX:  # too wide to keep whole on a phone
         return f'{before}<span class="posenc-breakable">{formula}</span>{after}'
     if not (before or after):
@@ -145,15 +143,14 @@ def render_dollars(text: str, renderer: KatexRenderer, where: str) -> str:
         for m in found
     ]
     rendered = iter(renderer.render(items, where))
-    pieces[::3] = [
-        DOLLARS.sub(
-            lambda m: with_punctuation(
-                m["before"], next(rendered), m["after"], m["inline"]
-            ),
-            part,
-        )
-        for part in prose
-    ]
+
+    def replaced(m) -> str:
+        formula = next(rendered)
+        if m["block"] is not None:  # display math: its own block
+            return formula
+        return with_punctuation(m["before"], formula, m["after"], m["inline"])
+
+    pieces[::3] = [DOLLARS.sub(replaced, part) for part in prose]
     del pieces[2::3]  # the tag-name group
     return "".join(pieces)
 

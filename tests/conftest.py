@@ -182,6 +182,11 @@ CHROMIUM_ARGS = [
 OFF_ORIGIN = re.compile(r"^(?!http://127\.0\.0\.1:|data:|blob:|about:)")
 
 
+def origin(url: str) -> str:
+    """``scheme://host:port`` of ``url``."""
+    return re.match(r"https?://[^/]+", url)[0]
+
+
 class GuardedPage:
     """A page of a browser launched with CHROMIUM_ARGS: its requests outside
     127.0.0.1 fail and are recorded in ``blocked``.
@@ -238,8 +243,11 @@ class GuardedPage:
 
         def own_origin(route):
             response = route.fetch()
-            origin = re.match(r"https?://[^/]+", route.request.url)[0]
-            body = re.sub(r"<loc>https?://[^/<]+", f"<loc>{origin}", response.text())
+            body = re.sub(
+                r"<loc>https?://[^/<]+",
+                f"<loc>{origin(route.request.url)}",
+                response.text(),
+            )
             route.fulfill(response=response, body=body)
 
         self.page.route("**/sitemap.xml", own_origin)
@@ -302,6 +310,5 @@ def axe_violations(page) -> list[dict]:
     went from Python through Playwright's driver on every call (5.1 s of the
     phone sweep's 45 pages, 2.5 s by URL)."""
     assert AXE.is_file(), "axe-core missing: run `npm ci`"
-    origin = re.match(r"https?://[^/]+", page.url)[0]
-    page.add_script_tag(url=origin + AXE_PATH)
+    page.add_script_tag(url=origin(page.url) + AXE_PATH)
     return page.evaluate(AXE_RUN)
