@@ -15,6 +15,7 @@ from posenc_docs.lab.model import TinyGPT
 from posenc_docs.lab.passkey import exact_match, passkey_loss
 from posenc_docs.lab.run import main, run
 from posenc_docs.lab.train import evaluate, use_rope_scaling
+from tests.conftest import ROOT
 
 PASSKEY = FULL["passkey"]
 
@@ -464,3 +465,16 @@ def test_committed_results_support_the_figures_alt_texts():
     assert below("llama3", "ntk", 16) and below("ntk", "rope", 16)  # "climbs later"
     rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
     assert rope[1] < rope[0] and max(rope[3:]) <= 0.05  # "almost nothing from 8 L"
+
+
+def test_the_page_flags_the_one_scale_factor_of_yarns_table_5_that_does_not_add_up():
+    """s is the window over Llama 2's 4,096 tokens for PI and YaRN: the YaRN rows
+    agree; Together's 32k PI model is printed with s = 4 where 32k / 4k is 8."""
+    rows = {(r[0], r[1], r[2]): r for r in lab.paper_passkey.YARN_TABLE5}
+    for row in rows.values():
+        if row[5] == "YaRN":
+            assert lab.window_ratio(row) == row[2], row
+    together = rows["7B", "Together", 4]
+    assert lab.window_ratio(together) == 8 != together[2]
+    page = (ROOT / "docs/lab/index.md").read_text(encoding="utf-8")
+    assert "not the {{ lab.paper_passkey.YARN_TABLE5[0][2] }} printed" in page

@@ -44,6 +44,7 @@ from posenc_docs.lab.tables import (
     pi_passkey_table,
     provenance_table,
     speed_table,
+    window_ratio,
     yarn_passkey_table,
 )
 
@@ -74,5 +75,6 @@ __all__ = [
     "speed_range",
     "speed_table",
     "tables",
+    "window_ratio",
     "yarn_passkey_table",
 ]

@@ -119,6 +119,12 @@ def yarn_passkey_table() -> str:
     return _markdown(header, rows)
 
 
+def window_ratio(row) -> float:
+    """A `paper_passkey.YARN_TABLE5` row's context window ("32k": 32 x 1,024 tokens)
+    over Llama 2's pre-training window: the scale factor s of PI and YaRN."""
+    return int(row[3].removesuffix("k")) * 1024 / paper_passkey.YARN_TRAIN_LEN
+
+
 def speed_table(results=None) -> str:
     """Markdown table: training speed, ours (CPU) and the ALiBi paper's (GPU).
 
