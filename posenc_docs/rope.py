@@ -647,7 +647,8 @@ class RotaryEmbedding(torch.nn.Module):
     (learned frequencies go to `apply_rope_torch`, which differentiates through
     them). They may be replaced: assigning `inv_freq` or `attention_factor`, or
     writing into `inv_freq` in place (as Hugging Face's dynamic RoPE update does),
-    rebuilds the cache at the next call (not inside a `torch.compile` graph). An
+    rebuilds the cache at the next call; a `torch.compile` graph reads no cache
+    but computes cos/sin from `inv_freq` each call, so it sees them too. An
     in-place write is seen by the tensor's version counter, which a write through
     `inv_freq.data` does not advance: write under `torch.no_grad()` instead.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
@@ -729,11 +730,24 @@ class RotaryEmbedding(torch.nn.Module):
         self._build_cache(self.cos_cached.shape[0])
         return self
 
+    def _cos_sin(self, offset: int, length: int) -> tuple:
+        """cos and sin (length, d/2), float32, of positions offset .. offset+length-1.
+
+        A `torch.compile` graph computes them from `inv_freq` as it is when the
+        graph runs: read from the cache, a graph would keep a stale copy after an
+        in-place write to `inv_freq` (the check of `forward` is not traced).
+        """
+        if not torch.compiler.is_compiling():
+            end = offset + length
+            return self.cos_cached[offset:end], self.sin_cached[offset:end]
+        positions = torch.arange(offset, offset + length, device=self.inv_freq.device)
+        angle = angles_torch(positions, self.inv_freq)  # (length, d/2)
+        return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
+
     def _rotate(self, x: torch.Tensor, offset: int, name: str) -> torch.Tensor:
         x = _checks.checked_tensor(name, x, min_ndim=2, last_dim=self.d)
         work, T = _checks.work_dtype(x), x.shape[-2]
-        cos = self.cos_cached[offset : offset + T].to(x.device, work)  # (T, d/2)
-        sin = self.sin_cached[offset : offset + T].to(x.device, work)
+        cos, sin = (t.to(x.device, work) for t in self._cos_sin(offset, T))  # (T, d/2)
         return _rotate_torch(x.to(work), cos, sin, self.layout).to(x.dtype)
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int = 0):
@@ -765,6 +779,7 @@ class RotaryEmbedding(torch.nn.Module):
         if self._was_changed():  # inv_freq or attention_factor set on the module
             self._refresh()
         needed = offset + q.shape[-2]
-        if needed > self.cos_cached.shape[0]:  # grow geometrically
+        if needed > self.cos_cached.shape[0] and not torch.compiler.is_compiling():
+            # grow geometrically (a compiled graph computes its cos/sin instead)
             self._build_cache(max(needed, 2 * self.cos_cached.shape[0]))
         return self._rotate(q, offset, "q"), self._rotate(k, offset, "k")

@@ -5,7 +5,9 @@ transformers' `modeling_rope_utils`: `inv_freq` is a float64 array of the d/2
 pair frequencies $\theta'_i$ (feed it to `posenc_docs.rope.apply_rope(...,
 inv_freq=inv_freq)`) and `attention_factor` multiplies *both* cos and sin, so
 the attention logits grow by its square (with `apply_rope`, multiply the rotated
-q and k by it). Apply it there once, never again in the softmax temperature.
+q and k by it). Apply it there once, not again in the softmax temperature; the
+one exception is DeepSeek's split (`yarn` with `mscale_all_dim`), whose attention
+layer multiplies the softmax scale by `yarn_mscale(factor, mscale_all_dim) ** 2`.
 Notation: d rotary dim, b base, s factor, $L_0$ original context length,
 $\theta_i = b^{-2i/d}$, $\lambda_i = 2\pi/\theta_i$ (wavelength).
 """
@@ -235,7 +237,9 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
         $L_{max}$, the *original* trained length (not
         `original_max_position_embeddings`).
     seq_len : int, optional
-        Current length `max(position_ids) + 1`; recompute when it changes.
+        The length to scale for, `max(position_ids) + 1`. HF's model keeps the
+        longest length seen so far and goes back to the original frequencies only
+        below $L_{max}$; pass that length to get HF's frequencies.
 
     Returns
     -------
@@ -426,7 +430,10 @@ def yarn(
         DeepSeek-style magnitude $\mu \ge 0$; used only when `mscale_all_dim` is
         set too (both non-zero).
     mscale_all_dim : float, optional
-        The second DeepSeek magnitude, as above.
+        The second DeepSeek magnitude, as above. Its share of the scale is not in
+        the returned factor: DeepSeek's attention layer (and HF's
+        `DeepseekV3Attention`) multiplies the softmax scale by
+        `yarn_mscale(factor, mscale_all_dim) ** 2`; do the same.
     attention_factor : float, optional
         Explicit value > 0, overriding the rule below.
     truncate : bool, default True

@@ -930,6 +930,25 @@ def test_torch_compile_matches_eager():
             torch.testing.assert_close(got, want)  # float32 rounding (decomposed ops)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_compiled_module_sees_new_frequencies_and_attention_factor(layout):
+    """HF's dynamic and LongRoPE updates write inv_freq in place between calls. A
+    graph that read the cos/sin cache kept the old rotation: 2.3 (half) and 3.6
+    (interleaved) away from eager's, with no error."""
+    if not hasattr(torch, "compile"):
+        pytest.skip("torch.compile is unavailable in this torch build")
+    q = torch.randn(1, 2, 6, 16, generator=torch.Generator().manual_seed(17))
+    eager, traced = (RotaryEmbedding(16, max_len=8, layout=layout) for _ in range(2))
+    compiled = torch.compile(traced, backend="aot_eager", fullgraph=True)
+    for step in range(3):
+        for module in (eager, traced):
+            with torch.no_grad():
+                module.inv_freq.mul_(0.5)
+            module.attention_factor = 1.0 + step / 10
+        for got, want in zip(compiled(q, q, 3), eager(q, q, 3), strict=True):
+            torch.testing.assert_close(got, want)
+
+
 NON_CONTIGUOUS = {  # (B, H, T, d) views no complex view can read as they are
     "T innermost": lambda g: torch.randn(2, 3, 8, 5, generator=g).transpose(-1, -2),
     "every other feature": lambda g: torch.randn(2, 3, 5, 16, generator=g)[..., ::2],
