@@ -9,9 +9,10 @@ text a notebook cell's copy button copies (mkdocs-jupyter's hidden div), each su
 phrase goes into a ``posenc-nobreak`` span (nowrap, ``extra.css``): operands joined
 by "=", "≈", "≤", "≥", "<", ">", "<=", ">=", "==", "×", "÷", "+" or "−" (the minus
 sign), a range of numbers joined by an en dash, a number such as "2e-16", a name and
-its number ("GPT-2", "Llama 3.1", "Figure 2") and a short tuple ("(1, −5)", "(B, H,
-T, d)"). Inline code of up to SHORT_CODE characters takes the class itself; in longer
-inline code an assigned name keeps its "=" ("dim =") and each command-line flag
+its number ("GPT-2", "Llama 3.1", "Figure 2"), a short tuple ("(1, −5)", "(B, H,
+T, d)") and, outside tables, a hyphenated name ("GPT-NeoX", "DeepSeek-V3", "log-n";
+not "fine-tuned"). Inline code of up to SHORT_CODE characters takes the class itself; in
+longer inline code an assigned name keeps its "=" ("dim =") and each command-line flag
 (``--help``) is kept whole, a call may break after its opening bracket
 (``create_sinusoidal_positions(`` / ``max_positions, rotary_dim)``, not
 ``...(max_positio`` / ``ns, ...``) and a path after a ``/`` (``.../part2_extension/``
@@ -36,9 +37,13 @@ NAMED_NUMBER = r"\b[A-Z][A-Za-z]*(?:-| )\d[\d.]*\b"  # GPT-2, Llama 3.1, Figure 
 ITEM = r"[−-]?(?:\d[\d.]*|[A-Za-z_][\w.]{0,4})"  # a number, or a name of up to 5
 TUPLE = rf"[(\[]{ITEM}(?:, ?{ITEM})+[)\]]"  # (1, −5), [0.54, 0.84], (B, H, T, d)
 OPERAND = rf"(?:{NAMED_NUMBER}|{TUPLE}|{WORD})"  # "Llama 3 × 2", not "Llama 3" alone
+COMPOUND = r"(?<![\w.,-])[\w.]+(?:-[\w.]+)+(?![\w-])"  # words joined by hyphens
+# A part that makes a compound a name: a capital after a letter (GPT, NeoX, RoPE), a
+# digit (V3, Qwen2, 7B) or a single letter (M-RoPE, log-n). "fine-tuned" may break.
+NAME_PART = re.compile(r"[A-Za-z]+[A-Z][\w.]*|[A-Za-z]*\d[\w.]*|[A-Za-z]\.?")
 PHRASE = re.compile(  # each starts where a word does: a long token is read once
     rf"(?<!\S){OPERAND}(?:\s{RELATION}\s{OPERAND})+|(?<![\d.,]){NUMBER}–{NUMBER}"
-    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{TUPLE}"
+    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{TUPLE}|(?P<compound>{COMPOUND})"
 )
 WORDS_PHRASE = re.compile(rf"(?<!\S){WORD}(?:\s{RELATION}\s{WORD})+")  # in a long one
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line
@@ -64,17 +69,28 @@ def whole_if_short(match: re.Match) -> str:
     return phrase if shown_length(phrase) > LONGEST_PHRASE else NOBREAK.format(phrase)
 
 
-def whole_or_in_parts(match: re.Match) -> str:
+def is_name(compound: str) -> bool:
+    """Whether a hyphenated compound is a name ("GPT-NeoX", "log-n"): one of its
+    parts is a `NAME_PART`."""
+    return any(NAME_PART.fullmatch(part) for part in compound.split("-"))
+
+
+def whole_or_in_parts(match: re.Match, names: bool = True) -> str:
     """`whole_if_short`; a longer phrase keeps its relations between plain words
-    whole ("x[:8] = [1," of "x[:8] = [1, 1, 1, 0, ...]")."""
+    whole ("x[:8] = [1," of "x[:8] = [1, 1, 1, 0, ...]"). A compound of plain words,
+    or (not ``names``) any compound, is left to break at its hyphens."""
+    if match["compound"] and not (names and is_name(match[0])):
+        return match[0]
     if shown_length(match[0]) <= LONGEST_PHRASE:
         return whole_if_short(match)
     return WORDS_PHRASE.sub(whole_if_short, match[0])
 
 
-def kept_whole(text: str) -> str:
-    """``text`` (HTML-escaped, no tags) with its short phrases in nobreak spans."""
-    return PHRASE.sub(whole_or_in_parts, text)
+def kept_whole(text: str, names: bool = True) -> str:
+    """``text`` (HTML-escaped, no tags) with its short phrases in nobreak spans;
+    hyphenated names too unless not ``names`` (a table's cells: a narrow column
+    breaks a long name rather than widen its table)."""
+    return PHRASE.sub(lambda match: whole_or_in_parts(match, names), text)
 
 
 def kept_whole_in_code(pieces: list[str], i: int) -> None:
@@ -101,12 +117,15 @@ def with_phrases_kept_whole(body: str) -> str:
     body = OBJECT_NAME.sub(breakable_name, body)
     pieces = TAG.split(body)  # text, tag, text, tag, ..., text
     skipped, formula_spans = [], 0  # open skipped elements; spans open in KaTeX
+    tables = 0  # open tables
     for i, piece in enumerate(pieces):
         if i % 2 == 0:
             if not skipped and not formula_spans:
-                pieces[i] = kept_whole(piece)
+                pieces[i] = kept_whole(piece, names=not tables)
             continue
         name = (TAG_NAME.match(piece) or [None, ""])[1].lower()
+        if name == "table":
+            tables += -1 if piece.startswith("</") else 1
         if formula_spans and name == "span":
             formula_spans += -1 if piece.startswith("</") else 1
         elif piece.startswith(FORMULA) and not skipped:

@@ -814,7 +814,7 @@ def test_a_number_in_wrapping_output_or_prose_is_kept_whole():
     """Chromium broke "2e-16" after its "-" at 390 px (prose on failure-modes and
     part3/base, a notebook's output): it goes into a nobreak span, and only it."""
     listings, typography = load("listings"), load("typography")
-    text = "gap 2.4e-16 and 1e+3, not v2e-1 or 1.5e-3x\n"
+    text = "gap 2.4e-16 and 1e+3, not v2e+1 or 1.5e+3x\n"  # "v2e-1": a name
     out = listings.aligned_outputs(_printed(text))
     kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
     assert kept == ["2.4e-16", "1e+3"]
@@ -1173,8 +1173,9 @@ def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
 
 
 def test_short_phrases_are_kept_whole_in_prose_only():
-    """hooks/typography.py: "d = 8", "10.01–10.22" and `--help` stay on one line
-    (at 390 px they broke as "d" / "= 8", "10.01–" / "10.22)" and "--" / "help");
+    """hooks/typography.py: "d = 8", "10.01–10.22", `--help` and "GPT-NeoX" stay
+    on one line (at 390 px they broke as "d" / "= 8", "10.01–" / "10.22)", "--" /
+    "help" and "GPT-" / "NeoX");
     code, formulas, scripts, a notebook cell's copy text and long phrases are left
     alone."""
     typography = load("typography")
@@ -1182,6 +1183,8 @@ def test_short_phrases_are_kept_whole_in_prose_only():
         "<h1>7. A worked example at d = 8</h1>"
         "<td>10.11 (10.01–10.22)</td><p>÷ 0.75 words/token = 120,000 tokens and"
         " a &lt; b, but 2026-12-05 and a-b - c</p><td>only as m − n</td>"
+        "<p>GPT-NeoX, DeepSeek-V3. and log-n, but fine-tuned 2,048-token runs</p>"
+        "<table><tr><td>CodeLlama-7B</td></tr></table>"  # a narrow column may break
         "<p>Run <code>--help</code> or <code>a_very_long_function_name(x, y)</code>"
         " or <code>python -m posenc_docs.lab --help</code> or"
         " <code>posenc_docs/examples/part2/table.py</code></p>"
@@ -1192,8 +1195,11 @@ def test_short_phrases_are_kept_whole_in_prose_only():
     )
     out = typography.with_phrases_kept_whole(body)
     kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
-    prose = ["d = 8", "10.01–10.22", "words/token = 120,000", "a &lt; b,", "m − n"]
-    assert kept == [*prose, "-m", "--help"]
+    prose = ["d = 8", "10.01–10.22", "words/token = 120,000", "a &lt; b,",
+             "2026-12-05", "a-b", "m − n", "GPT-NeoX", "DeepSeek-V3.",
+             "log-n"]  # fmt: skip
+    assert kept == [*prose, "-m", "--help"]  # plain words break at their hyphens
+    assert "<td>CodeLlama-7B</td>" in out
     assert '<code class="posenc-nobreak">--help</code>' in out
     assert "<code>a_very_long_function_name(<wbr>x, y)</code>" in out  # may break
     assert "<code>posenc_docs/<wbr>examples/<wbr>part2/<wbr>table.py</code>" in out
