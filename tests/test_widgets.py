@@ -864,7 +864,8 @@ WRAPPED_CELLS = """() => [...document.querySelectorAll(
 def test_table_numbers_keep_to_one_line_at_390_px(guarded, site_url, path):
     """A fixed table layout squeezed the per-dimension and per-pair tables into
     the phone's width and broke numbers mid-digit ("64.000 / 0"): the table is as
-    wide as its one-line cells, and its region scrolls sideways, by keyboard too."""
+    wide as its one-line cells, and its region scrolls sideways, by keyboard too,
+    with shadows at its cut edges as the page's wide tables have."""
     tab = open_widget(guarded, site_url, path, width=390)
     page = tab.page
     page.locator(".pw summary").first.click()
@@ -875,6 +876,8 @@ def test_table_numbers_keep_to_one_line_at_390_px(guarded, site_url, path):
     assert wrapped == []
     region = page.locator("details[open] .pw-scroll")
     assert region.evaluate("r => r.scrollWidth > r.clientWidth")
+    shadows = region.evaluate("r => getComputedStyle(r).backgroundImage")
+    assert shadows.count("radial-gradient") == 2, shadows  # at the cut edges
     assert region.get_attribute("tabindex") == "0"
     assert region.get_attribute("role") == "region"
     assert region.get_attribute("aria-label")
