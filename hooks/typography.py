@@ -37,14 +37,16 @@ NAMED_NUMBER = r"\b[A-Z][A-Za-z]*(?:-| )\d[\d.]*\b"  # GPT-2, Llama 3.1, Figure 
 ITEM = r"[−-]?(?:\d[\d.]*|[A-Za-z_][\w.]{0,4})"  # a number, or a name of up to 5
 TUPLE = rf"[(\[]{ITEM}(?:, ?{ITEM})+[)\]]"  # (1, −5), [0.54, 0.84], (B, H, T, d)
 OPERAND = rf"(?:{NAMED_NUMBER}|{TUPLE}|{WORD})"  # "Llama 3 × 2", not "Llama 3" alone
-COMPOUND = r"(?<![\w.,-])[\w.]+(?:-[\w.]+)+(?![\w-])"  # words joined by hyphens
+COMPOUND = r"(?<![\w.,-])[\w.]++(?:-[\w.]++)++(?![\w–-])"  # words joined by hyphens
 # A part that makes a compound a name: a capital after a letter (GPT, NeoX, RoPE), a
 # digit (V3, Qwen2, 7B) or a single letter (M-RoPE, log-n). "fine-tuned" may break.
 NAME_PART = re.compile(r"[A-Za-z]+[A-Z][\w.]*|[A-Za-z]*\d[\w.]*|[A-Za-z]\.?")
-PHRASE = re.compile(  # each starts where a word does: a long token is read once
+INNER = (  # each starts where a word does: a long token is read once
     rf"(?<!\S){OPERAND}(?:\s{RELATION}\s{OPERAND})+|(?<![\d.,]){NUMBER}–{NUMBER}"
-    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{TUPLE}|(?P<compound>{COMPOUND})"
+    rf"|{SCIENTIFIC}|{NAMED_NUMBER}|{TUPLE}"
 )
+INNER_PHRASE = re.compile(INNER)  # what a compound not kept whole may hold
+PHRASE = re.compile(rf"{INNER}|(?P<compound>{COMPOUND})")
 WORDS_PHRASE = re.compile(rf"(?<!\S){WORD}(?:\s{RELATION}\s{WORD})+")  # in a long one
 LONGEST_PHRASE = 32  # characters: about a third of a phone's line
 SHORT_CODE = 24
@@ -78,9 +80,12 @@ def is_name(compound: str) -> bool:
 def whole_or_in_parts(match: re.Match, names: bool = True) -> str:
     """`whole_if_short`; a longer phrase keeps its relations between plain words
     whole ("x[:8] = [1," of "x[:8] = [1, 1, 1, 0, ...]"). A compound of plain words,
-    or (not ``names``) any compound, is left to break at its hyphens."""
-    if match["compound"] and not (names and is_name(match[0])):
-        return match[0]
+    a long one or (not ``names``) any compound may break at its hyphens, but not
+    inside the phrases it holds ("meta-llama/Meta-Llama-3-8B" keeps "Llama-3")."""
+    if match.lastgroup == "compound":
+        if names and is_name(match[0]) and shown_length(match[0]) <= LONGEST_PHRASE:
+            return NOBREAK.format(match[0])
+        return INNER_PHRASE.sub(lambda inner: whole_or_in_parts(inner), match[0])
     if shown_length(match[0]) <= LONGEST_PHRASE:
         return whole_if_short(match)
     return WORDS_PHRASE.sub(whole_if_short, match[0])
@@ -124,8 +129,8 @@ def with_phrases_kept_whole(body: str) -> str:
                 pieces[i] = kept_whole(piece, names=not tables)
             continue
         name = (TAG_NAME.match(piece) or [None, ""])[1].lower()
-        if name == "table":
-            tables += -1 if piece.startswith("</") else 1
+        if name == "table" and not skipped and not formula_spans:
+            tables = max(0, tables + (-1 if piece.startswith("</") else 1))
         if formula_spans and name == "span":
             formula_spans += -1 if piece.startswith("</") else 1
         elif piece.startswith(FORMULA) and not skipped:

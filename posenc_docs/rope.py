@@ -740,14 +740,15 @@ class RotaryEmbedding(torch.nn.Module):
         if not torch.compiler.is_compiling():
             end = offset + length
             return self.cos_cached[offset:end], self.sin_cached[offset:end]
-        positions = torch.arange(offset, offset + length, device=self.inv_freq.device)
-        angle = angles_torch(positions, self.inv_freq)  # (length, d/2)
+        theta = self.inv_freq.detach().to(torch.float32)  # as `_refresh` makes it
+        positions = torch.arange(offset, offset + length, device=theta.device)
+        angle = angles_torch(positions, theta)  # (length, d/2)
         return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
 
-    def _rotate(self, x: torch.Tensor, offset: int, name: str) -> torch.Tensor:
-        x = _checks.checked_tensor(name, x, min_ndim=2, last_dim=self.d)
-        work, T = _checks.work_dtype(x), x.shape[-2]
-        cos, sin = (t.to(x.device, work) for t in self._cos_sin(offset, T))  # (T, d/2)
+    def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
+        """x (..., T, d) rotated by cos/sin (T, d/2), in x's dtype."""
+        work = _checks.work_dtype(x)
+        cos, sin = cos.to(x.device, work), sin.to(x.device, work)
         return _rotate_torch(x.to(work), cos, sin, self.layout).to(x.dtype)
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int = 0):
@@ -779,7 +780,9 @@ class RotaryEmbedding(torch.nn.Module):
         if self._was_changed():  # inv_freq or attention_factor set on the module
             self._refresh()
         needed = offset + q.shape[-2]
-        if needed > self.cos_cached.shape[0] and not torch.compiler.is_compiling():
-            # grow geometrically (a compiled graph computes its cos/sin instead)
+        # Grown geometrically; a compiled graph computes its cos/sin instead and
+        # reads not even the cache's length (a guard on it would recompile).
+        if not torch.compiler.is_compiling() and needed > self.cos_cached.shape[0]:
             self._build_cache(max(needed, 2 * self.cos_cached.shape[0]))
-        return self._rotate(q, offset, "q"), self._rotate(k, offset, "k")
+        cos, sin = self._cos_sin(offset, q.shape[-2])  # (T, d/2)
+        return self._rotate(q, cos, sin), self._rotate(k, cos, sin)

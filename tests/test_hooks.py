@@ -1172,6 +1172,21 @@ def test_a_conversion_is_kept_only_if_replaying_it_is_safe():
     assert not memo.keepable('```python exec="on" session="s"\nx = 1\n```\n')
 
 
+def test_a_compound_not_kept_whole_keeps_the_phrases_it_holds():
+    """A table's "meta-llama/Meta-Llama-3-8B" keeps "Llama-3", "warmup-1e-4" its
+    number and "x-10.01–10.22" its range; a "</table>" in a script or in code does
+    not end the page's tables (names were then left to break on the whole page)."""
+    typography = load("typography")
+    out = typography.with_phrases_kept_whole(
+        "<table><tr><td>meta-llama/Meta-Llama-3-8B</td><td>warmup-1e-4</td>"
+        "<td>x-10.01–10.22</td></tr></table><script>'</table>'</script>"
+        "<pre><code><table></code></pre><p>GPT-NeoX and "
+        "a-very-long-compound-name-with-GPT-2-inside</p>"
+    )
+    kept = re.findall(r'<span class="posenc-nobreak">(.*?)</span>', out)
+    assert kept == ["Llama-3", "1e-4", "10.01–10.22", "GPT-NeoX", "GPT-2"]
+
+
 def test_short_phrases_are_kept_whole_in_prose_only():
     """hooks/typography.py: "d = 8", "10.01–10.22", `--help` and "GPT-NeoX" stay
     on one line (at 390 px they broke as "d" / "= 8", "10.01–" / "10.22)", "--" /

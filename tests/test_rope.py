@@ -947,6 +947,13 @@ def test_a_compiled_module_sees_new_frequencies_and_attention_factor(layout):
             module.attention_factor = 1.0 + step / 10
         for got, want in zip(compiled(q, q, 3), eager(q, q, 3), strict=True):
             torch.testing.assert_close(got, want)
+    wide = torch.from_numpy(
+        scaling.yarn(16, factor=4.0, original_max_position_embeddings=8)[0]
+    )
+    for module in (eager, traced):  # float64, as scaling returns: used as float32
+        module.inv_freq = wide.clone()
+    for got, want in zip(compiled(q, q, 30_000), eager(q, q, 30_000), strict=True):
+        torch.testing.assert_close(got, want)  # 3e-3 apart in float64 angles
 
 
 NON_CONTIGUOUS = {  # (B, H, T, d) views no complex view can read as they are
@@ -971,14 +978,15 @@ def test_torch_compile_takes_non_contiguous_inputs_as_eager_does(layout, view):
 
 def test_torch_compile_decoding_does_not_recompile_for_each_offset():
     """A KV-cache loop calls with offset 0, 1, 2, ...: one graph for offset 0 and
-    one with a symbolic offset, not one per offset until the recompile limit."""
+    one with a symbolic offset, not one per offset until the recompile limit, nor
+    one each time eager calls on the same module grow its cache past max_len."""
     if not hasattr(torch, "compile"):
         pytest.skip("torch.compile is unavailable in this torch build")
     from torch import _dynamo
 
     _dynamo.reset()
     _dynamo.utils.counters.clear()  # graphs counted from here
-    rope = RotaryEmbedding(8, max_len=64)
+    rope = RotaryEmbedding(8, max_len=2)  # grown at offsets 2, 4 and 8
     compiled = torch.compile(rope, backend="eager")
     q = torch.randn(1, 2, 1, 8, generator=torch.Generator().manual_seed(12))
     for offset in range(12):
