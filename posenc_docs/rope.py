@@ -130,7 +130,9 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     positions : array_like of shape (T,) or broadcastable (..., T)
         Position m of each token; leading dims align right with x's, so
         per-sequence positions for `(B, H, T, d)` are `(B, 1, T)`. Fewer leading
-        dims than x's, other than 1s (HF's `(B, T)` position_ids), are refused.
+        dims than x's, other than 1s (HF's `(B, T)` position_ids), are refused;
+        more are added to the result: for `(B, T, d)` x pass `(B, T)`, as
+        `(B, 1, T)` rotates every sequence by every row, `(B, B, T, d)`.
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None.
     layout : str, default "interleaved"

@@ -872,6 +872,8 @@ def test_per_sequence_positions_of_shape_b_t_are_refused_for_b_h_t_d(rotate):
     assert rotate(x, positions[:, None]).shape == (3, 3, 5, 8)  # (B, 1, T)
     assert rotate(x, positions[:1]).shape == (3, 3, 5, 8)  # (1, T): one for all
     assert rotate(x[0], positions).shape == (3, 5, 8)  # (B, T) for (B, T, d)
+    # (B, 1, T) for (B, T, d): every sequence by every row, as the docstring warns
+    assert rotate(x[0], positions[:, None]).shape == (3, 3, 5, 8)
 
 
 @pytest.mark.parametrize("T", [1, 2, 5])
