@@ -79,6 +79,21 @@ def test_insertion_diagram_draws_three_marked_insertion_points():
     assert sum(t.startswith("insertion\npoint") for t in texts) == 3
 
 
+def test_insertion_diagram_labels_are_one_size_on_a_phone():
+    """The phone variant raised only the labels with subscripts (q = xW_q, m_h) to
+    13.6 pt, for their subscripts; the other boxes stayed at 10 pt."""
+    from posenc_docs.figures import draw
+    from posenc_docs.figures.spec import PHONE_MIN_FONT, SCRIPT_SHARE
+
+    for phone in (False, True):
+        labels = [t for t in draw("part1-insertion-points", "light", phone).axes[0]
+                  .texts if t.get_ha() == "center"]  # fmt: skip
+        assert len(labels) == 7
+        sizes = {round(t.get_fontsize(), 2) for t in labels}
+        assert len(sizes) == 1, sizes
+    assert sizes == {round(PHONE_MIN_FONT / SCRIPT_SHARE, 2)}
+
+
 def paper_row(pos: int, d: int, base: float = 10000.0) -> list:
     """PE(pos) from the paper's two formulas with scalar math only."""
     return [

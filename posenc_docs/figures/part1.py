@@ -12,7 +12,7 @@ from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import NullLocator
 
 from posenc_docs import alibi, rope, sinusoidal
-from posenc_docs.figures.spec import FigureSpec
+from posenc_docs.figures.spec import PHONE_MIN_FONT, SCRIPT_SHARE, FigureSpec
 from posenc_docs.figures.style import (
     DIVERGING,
     ON_ANY_CELL,
@@ -205,17 +205,21 @@ def phase_gaps(d: int, train_len: int, far: int, *, theme: str):
     return fig
 
 
-def _box(ax, y, text, fill, edge):
+def _box(ax, y, text, fill, edge, size=None):
     """A rounded box 6.6 wide centred at x = 4.9, with its label."""
     ax.add_patch(FancyBboxPatch(
         (1.6, y - 0.32), 6.6, 0.64, boxstyle="round,pad=0.05",
         facecolor=fill, edgecolor=edge, linewidth=1.2,
     ))  # fmt: skip
-    ax.text(4.9, y, text, ha="center", va="center")
+    ax.text(4.9, y, text, ha="center", va="center", fontsize=size)
 
 
-def insertion_points(*, theme: str):
-    """Block diagram of attention with the three places position can enter."""
+def insertion_points(*, theme: str, label_size=None):
+    """Block diagram of attention with the three places position can enter.
+
+    ``label_size``: points of every box's label (the phone variant's are all as
+    large as the labels with subscripts must be there, so they match).
+    """
     steps = [  # (label, insertion point 1-3 or 0 for a plain step)
         ("token embeddings $x$", 0),
         ("$x + PE$  (sinusoidal, learned)", 1),
@@ -231,7 +235,7 @@ def insertion_points(*, theme: str):
         ys = np.arange(len(steps))[::-1] * 1.0
         for (label, point), y in zip(steps, ys, strict=True):
             fill = to_rgba(data_colour(point - 1), 0.4) if point else "none"
-            _box(ax, y, label, fill, colors["fg"])
+            _box(ax, y, label, fill, colors["fg"], label_size)
             if point:
                 ax.text(8.35, y, f"insertion\npoint {point}", va="center")
         for y in ys[1:]:
@@ -344,6 +348,7 @@ FIGURES = [
         slug="part1-insertion-points",
         draw=insertion_points,
         params={},
+        phone_params={"label_size": PHONE_MIN_FONT / SCRIPT_SHARE},
         alt=(
             "Block diagram of one attention layer from token embeddings to the "
             "output. Three coloured boxes mark where position enters: added to x "

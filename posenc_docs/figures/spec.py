@@ -46,6 +46,7 @@ _LIGHT_COLOUR = re.compile("|".join(_TO_DARK), re.IGNORECASE)
 # PHONE_MEDIA; wider screens get the desktop variant.
 PHONE_WIDTH = 4.8  # inches: 345.6 pt drawn onto ~358 CSS px
 PHONE_MIN_FONT = 9.5  # points
+SCRIPT_SHARE = 0.7  # of its text's size, mathtext's sub- and superscripts
 PHONE_MEDIA = "(max-width: 44.9375em)"  # Material's tablet-portrait breakpoint
 
 
@@ -133,7 +134,7 @@ def for_phone(fig):
     for text in fig.findobj(Text):
         words = text.get_text()
         has_scripts = words.count("$") >= 2 and ("_" in words or "^" in words)
-        smallest = PHONE_MIN_FONT / (0.7 if has_scripts else 1)
+        smallest = PHONE_MIN_FONT / (SCRIPT_SHARE if has_scripts else 1)
         text.set_fontsize(max(text.get_fontsize(), smallest))
         room = text.axes.get_position().width * 0.9 if text.axes else 1.0  # share
         room *= fig.get_size_inches()[0] * 72
