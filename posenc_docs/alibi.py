@@ -44,8 +44,9 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     $m_k = 2^{-8k/n}$ for $k = 1, \dots, n$ (n = 8 gives 1/2, 1/4, ..., 1/256).
     Otherwise, with $c = 2^{\lfloor \log_2 n \rfloor}$, take the c slopes for c
     heads, then the first $n - c$ of elements 0, 2, 4, ... of the slopes for 2c
-    heads, i.e. $2^{-4(2j+1)/c}$: the odd powers of $2^{-4/c}$, which fall between
-    the first ones. n = 1 gives $2^{-8}$, the reference code's value.
+    heads, i.e. $2^{-4(2j+1)/c}$: the odd powers of $2^{-4/c}$. The first of them
+    is the largest slope of all; the others fall between the first ones. n = 1
+    gives $2^{-8}$, the reference code's value.
     """
     # --8<-- [start:alibi_slopes-body]
     n_heads = checked_int("n_heads", n_heads)

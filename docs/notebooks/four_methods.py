@@ -77,7 +77,8 @@ print(f"closed form, k = 3:  {closed:.6f}")
 # A learned table is an `nn.Embedding` with one row per position. It can learn any
 # pattern, and it has no row for a position it was not built with. Here the
 # table has 16 rows; a sequence of 17 tokens has nowhere to look up its last
-# position, and the module says so instead of silently wrapping around.
+# position, and the module raises an `IndexError` that names the ceiling (a bare
+# `nn.Embedding` raises too, with "index out of range in self").
 
 # %%
 table = learned.LearnedPositionalEmbedding(max_len=16, d=d_model)
@@ -148,8 +149,9 @@ print(f"last token alone, offset {T - 1}: max diff {diff:.1e}")
 # is not a power of two, such as 12, the code takes the sequence for the power of
 # two below it (8 heads) and appends every other slope of the sequence for twice
 # that many (16 heads), as many as are missing:
-# $2^{-0.5}, 2^{-1.5}, 2^{-2.5}, 2^{-3.5}$. These extra slopes fall between the
-# first ones in value but sit at the end of the list.
+# $2^{-0.5}, 2^{-1.5}, 2^{-2.5}, 2^{-3.5}$. They sit at the end of the list;
+# in value, $2^{-0.5}$ is the largest slope of all and the other three fall
+# between the first eight.
 
 # %%
 for n_heads in (8, 12):
@@ -202,8 +204,8 @@ print("attention weights: (B, H, T, T) =", tuple(cases["RoPE"].shape))
 for name, w in cases.items():
     sums = w.sum(-1)
     ok = torch.allclose(sums, torch.ones_like(sums))
-    ahead = w.triu(diagonal=1).abs().max()
-    print(f"{name:>10}: rows sum to 1: {ok}, ahead: {ahead:.0f}")
+    ahead = w.triu(diagonal=1).abs().max().item()
+    print(f"{name:>10}: rows sum to 1: {ok}, largest weight ahead: {ahead}")
 
 # %% [markdown]
 # ## The bug in the source listing

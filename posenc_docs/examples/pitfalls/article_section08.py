@@ -4,7 +4,7 @@ Only one line is changed: the article's ``x1 = x[..., :0::2]`` (a SyntaxError, s
 the listing never ran) is deleted. Everything else, including the slopes
 2^(-8h/H) for every head count and a bias the docstring says to *subtract*
 although it is already negative, is the article's. Not part of the package's
-API; the notebook "08 Code, side by side" runs it and shows what it prints.
+API; the notebook "08 Code: four methods side by side" runs it and shows what it prints.
 """
 
 import torch, math
