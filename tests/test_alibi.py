@@ -60,6 +60,17 @@ def test_slopes_are_decreasing_powers_of_two_for_power_of_two_heads():
         np.testing.assert_allclose(alibi_slopes(n), 2.0 ** (-8 * k / n), rtol=1e-15)
 
 
+@pytest.mark.parametrize("n", [3, 5, 6, 12, 20, 40, 112])
+def test_the_first_extra_slope_is_the_largest_and_the_others_fall_between(n):
+    """As alibi_slopes' Notes say for n not a power of two (c below it): the odd
+    powers of 2^(-4/c) start above every one of the first c slopes."""
+    slopes = alibi_slopes(n)
+    c = 2 ** int(math.log2(n))
+    first, extra = slopes[:c], slopes[c:]
+    assert extra[0] > first.max()
+    assert np.all((extra[1:] > first.min()) & (extra[1:] < first.max()))
+
+
 heads = st.integers(1, 20)
 lengths = st.integers(1, 24)
 
