@@ -188,13 +188,36 @@ def layout_defects(fig) -> list[str]:
     return defects + faint_texts(fig, drawn)
 
 
+def legends_beside(fig) -> list[str]:
+    """A phone's defect: a legend right of its axes, which keep what is left of the
+    column (lab-rope-scalings' plot had 37 % of it)."""
+    renderer = fig.canvas.get_renderer()
+    return [
+        f"a legend beside an axes {ax.get_title()!r}"
+        for ax in fig.axes
+        if (legend := ax.get_legend()) is not None
+        and legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    ]
+
+
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
 @pytest.mark.parametrize("spec", FIGURES, ids=lambda s: s.slug)
 def test_no_text_on_data_or_text(spec, phone):
     fig = draw(spec.slug, "light", phone)
     try:
-        assert layout_defects(fig) == []
+        assert layout_defects(fig) + (legends_beside(fig) if phone else []) == []
     finally:
+        plt.close(fig)
+
+
+def test_the_check_sees_a_legend_beside_its_plot():
+    with themed("light"):
+        fig, ax = plt.subplots(layout="constrained")
+        ax.plot([0, 1], label="a line")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+        assert legends_beside(fig) == ["a legend beside an axes ''"]
+        ax.legend(loc="upper left")
+        assert legends_beside(fig) == []
         plt.close(fig)
 
 

@@ -10,7 +10,7 @@ import torch
 
 from posenc_docs import lab
 from posenc_docs.lab import data
-from posenc_docs.lab.config import EXPERIMENTS, FULL, SMOKE, to_dict
+from posenc_docs.lab.config import EXPERIMENTS, FINE_TUNED, FULL, SMOKE, to_dict
 from posenc_docs.lab.model import TinyGPT
 from posenc_docs.lab.passkey import exact_match, passkey_loss
 from posenc_docs.lab.run import main, run
@@ -458,13 +458,31 @@ def test_dynamic_slow_down_of_the_lab_is_s_squared_minus_s_plus_one():
 
 
 def test_committed_results_support_the_figures_alt_texts():
-    """lab-rope-scalings and lab-passkey-schemes describe the data, not only axes."""
+    """The lab figures' alt texts describe the data, not only axes: each claim of
+    lab-rope-scalings, lab-passkey-schemes, lab-passkey-rope and lab-finetune."""
     at_16 = {n: lab.perplexity(n, 16) for n in ("rope", *FULL["perplexity"].zero_shot)}
     assert max(at_16, key=at_16.get) == "pi"  # "interpolation highest at 16 L"
     assert below("dynamic", "yarn", 16) and below("yarn", "llama3", 16)
     assert below("llama3", "ntk", 16) and below("ntk", "rope", 16)  # "climbs later"
     rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
     assert rope[1] < rope[0] and max(rope[3:]) <= 0.05  # "almost nothing from 8 L"
+    # lab-passkey-rope, at 16 L by depth: the last column of each depth grid
+    last = {n: [row[-1] for row in lab.depth_grid(n)] for n in FULL["passkey"]
+            .zero_shot + ("rope",)}  # fmt: skip
+    assert min(last["yarn"][:-1]) > 0.5 and last["yarn"][-1] == 0  # "most", "none"
+    assert max(last["dynamic"] + last["llama3"]) <= 1 / 3 + 1e-12  # "at most a third"
+    assert max(last["pi"] + last["ntk"]) <= 0.3 and max(last["rope"]) == 0
+    assert lab.accuracy("ft_pi", 1) < 0.5  # "misses most keys even at L"
+    # lab-finetune
+    at_4 = {n: lab.perplexity(n, 4) for n in ("rope", "pi", "yarn", *FINE_TUNED)}
+    assert min(at_4, key=at_4.get) == "ft_yarn"  # "lowest perplexity" at 4 L
+    assert lab.perplexity("ft_pi", 1) > lab.perplexity("rope", 1)  # "worse than RoPE"
+    assert lab.accuracy("ft_pi", 1) < lab.accuracy("rope", 1)  # "in both panels"
+    for name in FINE_TUNED:  # "every fine-tuned curve climbs again" past 4 L
+        assert (
+            lab.perplexity(name, 4) < lab.perplexity(name, 8) < lab.perplexity(name, 16)
+        )
+    assert lab.perplexity("ft_yarn", 16) > lab.perplexity("yarn", 16)
 
 
 def test_the_page_flags_the_one_scale_factor_of_yarns_table_5_that_does_not_add_up():

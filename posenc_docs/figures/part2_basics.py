@@ -170,8 +170,9 @@ FIGURES = [
         alt=(
             "Eight-by-eight grid of sinusoidal encoding values, positions 0 to 7 down "
             "and dimensions 0 to 7 across, each cell printed with its value. Columns 0 "
-            "and 1 swing between strong red (positive) and strong blue (negative) from "
-            "row to row; columns 6 and 7 barely move from 0 and 1."
+            "and 1 go through a full turn over the eight rows, between strong red "
+            "(positive) and strong blue (negative); columns 6 and 7 barely move from "
+            "0 and 1."
         ),
     ),
     FigureSpec(
