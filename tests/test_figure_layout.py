@@ -188,15 +188,23 @@ def layout_defects(fig) -> list[str]:
     return defects + faint_texts(fig, drawn)
 
 
+def beside(legend, frame) -> bool:
+    """Whether a legend's box sits beside a frame, left or right: level with it,
+    and less than half of its width over it."""
+    level = legend.y0 < frame.y1 and legend.y1 > frame.y0
+    shared = min(legend.x1, frame.x1) - max(legend.x0, frame.x0)
+    return level and shared < legend.width / 2
+
+
 def legends_beside(fig) -> list[str]:
-    """A phone's defect: a legend right of its axes, which keep what is left of the
+    """A phone's defect: a legend beside its axes, which keep what is left of the
     column (lab-rope-scalings' plot had 37 % of it)."""
     renderer = fig.canvas.get_renderer()
     return [
         f"a legend beside an axes {ax.get_title()!r}"
         for ax in fig.axes
         if (legend := ax.get_legend()) is not None
-        and legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+        and beside(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
     ]
 
 
@@ -214,10 +222,15 @@ def test_the_check_sees_a_legend_beside_its_plot():
     with themed("light"):
         fig, ax = plt.subplots(layout="constrained")
         ax.plot([0, 1], label="a line")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+        for place in [(1.01, 1), (0.9, 1)]:  # right of it, or mostly right of it
+            ax.legend(loc="upper left", bbox_to_anchor=place)
+            assert legends_beside(fig) == ["a legend beside an axes ''"], place
+        ax.legend(loc="upper right", bbox_to_anchor=(-0.15, 1))  # left of it
         assert legends_beside(fig) == ["a legend beside an axes ''"]
-        ax.legend(loc="upper left")
-        assert legends_beside(fig) == []
+        for place in ["upper left", "lower center"]:  # inside; below, as a phone's
+            ax.legend(loc=place, **({"bbox_to_anchor": (0.5, -0.3)} if "lower" in
+                                    place else {}))  # fmt: skip
+            assert legends_beside(fig) == [], place
         plt.close(fig)
 
 

@@ -467,9 +467,10 @@ def test_committed_results_support_the_figures_alt_texts():
     rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
     assert rope[1] < rope[0] and max(rope[3:]) <= 0.05  # "almost nothing from 8 L"
     # lab-passkey-rope, at 16 L by depth: the last column of each depth grid
-    last = {n: [row[-1] for row in lab.depth_grid(n)] for n in FULL["passkey"]
-            .zero_shot + ("rope",)}  # fmt: skip
+    last = {n: [row[-1] for row in lab.depth_grid(n)]
+            for n in ("rope", *FULL["passkey"].zero_shot, *FINE_TUNED)}  # fmt: skip
     assert min(last["yarn"][:-1]) > 0.5 and last["yarn"][-1] == 0  # "most", "none"
+    assert all(max(last[n]) < 0.5 for n in last if n != "yarn")  # "only" YaRN
     assert max(last["dynamic"] + last["llama3"]) <= 1 / 3 + 1e-12  # "at most a third"
     assert max(last["pi"] + last["ntk"]) <= 0.3 and max(last["rope"]) == 0
     assert lab.accuracy("ft_pi", 1) < 0.5  # "misses most keys even at L"
@@ -478,7 +479,7 @@ def test_committed_results_support_the_figures_alt_texts():
     assert min(at_4, key=at_4.get) == "ft_yarn"  # "lowest perplexity" at 4 L
     assert lab.perplexity("ft_pi", 1) > lab.perplexity("rope", 1)  # "worse than RoPE"
     assert lab.accuracy("ft_pi", 1) < lab.accuracy("rope", 1)  # "in both panels"
-    for name in FINE_TUNED:  # "every fine-tuned curve climbs again" past 4 L
+    for name in FINE_TUNED:  # "past 4 L the perplexity of every fine-tuned model"
         assert (
             lab.perplexity(name, 4) < lab.perplexity(name, 8) < lab.perplexity(name, 16)
         )

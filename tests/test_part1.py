@@ -82,14 +82,17 @@ def test_insertion_diagram_draws_three_marked_insertion_points():
 def test_insertion_diagram_labels_are_one_size_on_a_phone():
     """The phone variant raised only the labels with subscripts (q = xW_q, m_h) to
     13.6 pt, for their subscripts; the other boxes stayed at 10 pt."""
+    import matplotlib.pyplot as plt
+
     from posenc_docs.figures import draw
     from posenc_docs.figures.spec import PHONE_MIN_FONT, SCRIPT_SHARE
 
     for phone in (False, True):
-        labels = [t for t in draw("part1-insertion-points", "light", phone).axes[0]
-                  .texts if t.get_ha() == "center"]  # fmt: skip
-        assert len(labels) == 7
+        fig = draw("part1-insertion-points", "light", phone)
+        labels = [t for t in fig.axes[0].texts if t.get_ha() == "center"]
         sizes = {round(t.get_fontsize(), 2) for t in labels}
+        plt.close(fig)
+        assert len(labels) == 7
         assert len(sizes) == 1, sizes
     assert sizes == {round(PHONE_MIN_FONT / SCRIPT_SHARE, 2)}
 

@@ -89,7 +89,7 @@ too_long = torch.randn(1, 17, d_model)
 try:
     table(too_long)
 except IndexError as error:
-    print("IndexError:", str(error).split(":")[0])
+    print("IndexError:", str(error).split(" (")[0])  # up to its row count
 
 # %% [markdown]
 # ## 3. RoPE: rotate queries and keys, leave the values alone

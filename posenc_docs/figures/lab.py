@@ -3,7 +3,6 @@
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-from matplotlib.transforms import offset_copy
 
 from posenc_docs.figures.spec import FigureSpec
 from posenc_docs.figures.style import data_colour, ink_on, themed
@@ -102,14 +101,16 @@ def _axes(ax, title, xlabel, log_y=True):
 
 def _legend(ax, below: bool = False):
     """The axes' legend right of it, or (``below``: a phone's column, where the
-    plot kept a third of the width beside it) under its x label."""
-    if below:  # points under the axes: past the tick labels and the x label
-        drop = 36 if ax.get_xlabel() else 4
-        under = offset_copy(ax.transAxes, fig=ax.figure, y=-drop, units="points")
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, 0),
-                  bbox_transform=under, ncols=2)  # fmt: skip
-    else:
+    plot kept a third of the width beside it) under it: for the axes with the x
+    label the figure's legend at its foot, where the layout makes room; for an
+    axes above it (sharex: no tick labels) just under its frame."""
+    if not below:
         ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+    elif ax.get_xlabel():
+        handles, labels = ax.get_legend_handles_labels()
+        ax.figure.legend(handles, labels, loc="outside lower center", fontsize=9)
+    else:
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, 0), ncols=2)
 
 
 XLABEL = "evaluation length / training length L"
@@ -147,8 +148,9 @@ def paper_vs_lab(*, theme: str, legend_below: bool = False):
 def rope_scalings(*, theme: str, legend_below: bool = False):
     """The trained RoPE model, unchanged and with five zero-shot extensions."""
     results = load_results()
+    height = 5.6 if legend_below else 4  # seven legend lines under the plot
     with themed(theme) as colours:
-        fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+        fig, ax = plt.subplots(figsize=(7, height), layout="constrained")
         for name in ["rope", *settings("perplexity", results)["zero_shot"]]:
             _seed_curve(ax, name, "perplexity", results)
         _floor(ax, results, colours)
@@ -278,8 +280,9 @@ FIGURES = [
             "a min-max bar, the six curves set slightly apart sideways so that "
             "their bars do not overlap. At 4 L fine-tuned YaRN has the lowest "
             "perplexity; at L fine-tuned PI is worse than RoPE in both panels; "
-            "past 4 L every fine-tuned curve climbs again, and at 16 L fine-tuned "
-            "YaRN is above zero-shot YaRN. The values are in the tables."
+            "past 4 L the perplexity of every fine-tuned model rises, and at 16 L "
+            "fine-tuned YaRN's is above zero-shot YaRN's. The values are in the "
+            "tables."
         ),
     ),
     FigureSpec(
