@@ -85,7 +85,7 @@ def whole_or_in_parts(match: re.Match, names: bool = True) -> str:
     if match.lastgroup == "compound":
         if names and is_name(match[0]) and shown_length(match[0]) <= LONGEST_PHRASE:
             return NOBREAK.format(match[0])
-        return INNER_PHRASE.sub(lambda inner: whole_or_in_parts(inner), match[0])
+        return INNER_PHRASE.sub(whole_or_in_parts, match[0])
     if shown_length(match[0]) <= LONGEST_PHRASE:
         return whole_if_short(match)
     return WORDS_PHRASE.sub(whole_if_short, match[0])

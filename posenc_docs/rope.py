@@ -698,12 +698,17 @@ class RotaryEmbedding(torch.nn.Module):
         (theta, *rest), (built, *built_rest) = self._cache_source(), self._built_from
         return theta is not built or rest != built_rest
 
+    def _rotation_table(self, first: int, length: int) -> tuple:
+        """cos and sin (length, d/2), float32, of positions first ..
+        first + length - 1, times attention_factor."""
+        theta = self.inv_freq.detach().to(torch.float32)  # as `_refresh` makes it
+        positions = torch.arange(first, first + length, device=theta.device)
+        angle = angles_torch(positions, theta)  # (length, d/2)
+        return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
+
     @torch.inference_mode(False)  # grown in an inference pass, it still trains
     def _build_cache(self, length: int) -> None:
-        positions = torch.arange(length, device=self.inv_freq.device)
-        angle = angles_torch(positions, self.inv_freq)  # (length, d/2) float32
-        self.cos_cached = angle.cos() * self.attention_factor
-        self.sin_cached = angle.sin() * self.attention_factor
+        self.cos_cached, self.sin_cached = self._rotation_table(0, length)
         self._built_from = self._cache_source()
 
     def _refresh(self) -> None:
@@ -739,13 +744,10 @@ class RotaryEmbedding(torch.nn.Module):
         graph runs: read from the cache, a graph would keep a stale copy after an
         in-place write to `inv_freq` (the check of `forward` is not traced).
         """
-        if not torch.compiler.is_compiling():
-            end = offset + length
-            return self.cos_cached[offset:end], self.sin_cached[offset:end]
-        theta = self.inv_freq.detach().to(torch.float32)  # as `_refresh` makes it
-        positions = torch.arange(offset, offset + length, device=theta.device)
-        angle = angles_torch(positions, theta)  # (length, d/2)
-        return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
+        if torch.compiler.is_compiling():
+            return self._rotation_table(offset, length)
+        end = offset + length
+        return self.cos_cached[offset:end], self.sin_cached[offset:end]
 
     def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
         """x (..., T, d) rotated by cos/sin (T, d/2), in x's dtype."""

@@ -177,11 +177,7 @@ def finetune(*, theme: str, stacked: bool = False):
         right.set_ylim(-3, 103)
         for ax in (left, right):
             ax.axvline(4, color=colours["muted"], lw=0.8, ls="--")
-        if stacked:  # a phone's column: the legend below, both panels full width
-            handles, labels = right.get_legend_handles_labels()
-            fig.legend(handles, labels, loc="outside lower center", fontsize=9)
-        else:
-            _legend(right)
+        _legend(right, below=stacked)  # stacked, a phone's: both panels full width
     return fig
 
 
