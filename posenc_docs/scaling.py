@@ -188,10 +188,10 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
     factor : float
         s >= 1.
     max_position_embeddings : int
-        $L_{max}$, the *original* trained length (not
+        $L_0$, the *original* trained length (not
         `original_max_position_embeddings`).
     seq_len : int, optional
-        Current length `max(position_ids) + 1`; None means $L_{max}$.
+        Current length `max(position_ids) + 1`; None means $L_0$.
 
     Returns
     -------
@@ -200,11 +200,11 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
 
     Notes
     -----
-    With $L = \max(\text{seq\_len}, L_{max})$,
+    With $L = \max(\text{seq\_len}, L_0)$,
 
-    $$b' = b \Bigl(\frac{s L}{L_{max}} - (s - 1)\Bigr)^{d/(d-2)},$$
+    $$b' = b \Bigl(\frac{s L}{L_0} - (s - 1)\Bigr)^{d/(d-2)},$$
 
-    so $b' = b$ for $L \le L_{max}$. At $L = s L_{max}$ it is
+    so $b' = b$ for $L \le L_0$. At $L = s L_0$ it is
     $b\,(s^2 - s + 1)^{d/(d-2)}$, not the static NTK base $b\, s^{d/(d-2)}$.
     """
     d, base = checked_even("d", d, minimum=4), checked_real("base", base, gt=1)
@@ -234,12 +234,12 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
     factor : float
         s >= 1.
     max_position_embeddings : int
-        $L_{max}$, the *original* trained length (not
+        $L_0$, the *original* trained length (not
         `original_max_position_embeddings`).
     seq_len : int, optional
         The length to scale for, `max(position_ids) + 1`. HF's model keeps the
         longest length seen so far and goes back to the original frequencies only
-        below $L_{max}$; pass that length to get HF's frequencies.
+        below $L_0$; pass that length to get HF's frequencies.
 
     Returns
     -------
@@ -251,7 +251,7 @@ def dynamic_ntk(d, base=10000.0, *, factor, max_position_embeddings, seq_len=Non
     Notes
     -----
     $\theta'_i = b'^{-2i/d}$ with b' from `dynamic_ntk_base`; unchanged for
-    $\text{seq\_len} \le L_{max}$.
+    $\text{seq\_len} \le L_0$.
     """
     d = checked_even("d", d, minimum=4)
     new_base = dynamic_ntk_base(

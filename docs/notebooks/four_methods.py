@@ -160,11 +160,11 @@ for n_heads in (8, 12):
 
 bias = alibi.alibi_bias_torch(H, T, T)  # (H, T, T), causal
 print("bias:", tuple(bias.shape))
-for h in (0, 3):
+for h in (0, 3):  # heads 1 and 4, counted from 1 as in the paper
     row = [round(v + 0.0, 4) for v in bias[h, 3, :4].tolist()]
-    print(f"head {h}, query 3, keys 0..3:", row)
+    print(f"head {h + 1}, query 3, keys 0..3:", row)
 same = {bias[0, i, i - 2].item() for i in range(2, T)}
-print("head 0, every (i, i-2) entry:", same)
+print("head 1, every (i, i-2) entry:", same)
 
 # %% [markdown]
 # ## All four in one attention call
@@ -242,9 +242,9 @@ _ = runpy.run_path(str(article))
 # Two more mistakes remain that its own checks cannot see: they use 4 heads, and
 # they never compute attention:
 #
-# - **Slopes.** It computes $2^{-8h/H}$ for every head count $H$. For 4 heads
-#   (or 8, 16, ...) that is right; for 12 heads it is not what the ALiBi
-#   authors' code uses, and every checkpoint follows that code.
+# - **Slopes.** It computes $2^{-8h/H}$ for heads $h = 1, \dots, H$, whatever
+#   $H$. For 4 heads (or 8, 16, ...) that is right; for 12 heads it is not what
+#   the ALiBi authors' code uses, and every checkpoint follows that code.
 # - **Sign.** Its docstring says to *subtract* the bias from the scores, but the
 #   bias it returns is already negative. Subtracting it rewards distance.
 #
@@ -259,7 +259,7 @@ print("12 heads, reference code:\n", np.round(code, 4))
 print("heads that differ:", int(np.sum(~np.isclose(prose, code))))
 
 zeros = torch.zeros(1, 1, T, d_head)  # equal logits: bias decides
-one_head = bias[:1]  # head 0 of the 4-head bias: slope 1/4
+one_head = bias[:1]  # head 1 of the 4-head bias: slope 1/4
 for sign, label in [(1, "added"), (-1, "subtracted")]:
     _, w = attention.attention_torch(
         zeros,

@@ -120,7 +120,7 @@ def alibi_picture(
 ):
     """One head's causal bias matrix, and -m·distance for every head (side by side,
     or one above the other if ``stacked``)."""
-    bias = alibi.alibi_bias(n_heads, size, size)[0]  # (size, size), head 0
+    bias = alibi.alibi_bias(n_heads, size, size)[0]  # (size, size), head 1
     slopes = alibi.alibi_slopes(n_heads)
     shape, size_in = ((2, 1), (4.8, 7.2)) if stacked else ((1, 2), (7, 3.9))
     with themed(theme) as colors:
@@ -129,7 +129,7 @@ def alibi_picture(
         left.set_facecolor(colors["grid"])  # shows through the masked cells
         image = left.imshow(np.ma.masked_invalid(bias), cmap=cmap)
         left.set(xlabel="key position j", ylabel="query position i")
-        left.set_title(f"head 0 (m = 1/{1 / slopes[0]:.0f});\ngrey = masked")
+        left.set_title(f"head 1 (m = 1/{1 / slopes[0]:.0f});\ngrey = masked")
         fig.colorbar(image, ax=left, shrink=0.8, label="bias")
         distance = np.arange(max_distance + 1)
         for h, m in enumerate(slopes):
@@ -305,7 +305,7 @@ FIGURES = [
         params={"n_heads": 8, "size": 10, "max_distance": 40},
         phone_params={"stacked": True},
         alt=(
-            "First panel: ALiBi's bias matrix for head 0 of 8 over 10 positions; "
+            "First panel: ALiBi's bias matrix for head 1 of 8 over 10 positions; "
             "zero on the diagonal, more negative further left, grey masked cells "
             "above the diagonal. Second panel: the bias against distance for all "
             "eight heads, straight lines falling with slopes from 1/2 to 1/256."

@@ -168,8 +168,8 @@ def pi_bound_constant(base: float = 10000.0) -> float:
 
     Notes
     -----
-    PI (Chen et al. 2023, eq. 7): $|a(s) - a_{lin}(s)| \le
-    d \max_j |h_j| / (32 \ln b)$ between neighbouring integer offsets.
+    PI (Chen et al. 2023, eq. 7): $|a(\Delta) - a_{lin}(\Delta)| \le
+    d \max_i |h_i| / (32 \ln b)$ between neighbouring integer offsets $\Delta$.
     """
     # --8<-- [start:pi_bounds-body]
     checked_real("base", base, gt=1)
@@ -178,35 +178,37 @@ def pi_bound_constant(base: float = 10000.0) -> float:
 
 def paper_bound_ratio(base: float = 10000.0) -> float:
     # --8<-- [end:pi_bounds-body]
-    r"""PI's "about 600 times": the bound ratio if $B(s) = d$, i.e. $64 \ln b$."""
+    r"""PI's "about 600 times": the bound ratio if $B(\Delta) = d$, i.e. $64 \ln b$."""
     # --8<-- [start:pi_bounds-body2]
     return 2 * pi_bound_constant(base)
 
 
-def bound_ratio(s, d: int, base: float = 10000.0):
+def bound_ratio(offset, d: int, base: float = 10000.0):
     # --8<-- [end:pi_bounds-body2]
-    r"""Extrapolation bound / interpolation bound at relative offset(s) ``s``
+    r"""Extrapolation bound / interpolation bound at relative offset(s) ``offset``
     (a number or an array of any shape, as `rope.relative_upper_bound`).
 
     Notes
     -----
-    PI eq. 8 (from RoFormer 3.4.3) bounds the extrapolated score by
-    $2 \max_j |h_j| B(s)$ with
-    $$B(s) = \sum_{k=1}^{d/2} |A_k(s)|, \quad A_k(s) = \sum_{j<k} e^{i s \theta_j},$$
-    which is $d/2$ times RoFormer's relative upper bound $u(s)$ (the mean of the
-    $|A_k|$). Divided by PI's bound the ratio is
-    $64 \ln(b) B(s) / d = 32 \ln(b)\, u(s)$; PI's "600x" is its value if $B(s) = d$.
+    PI eq. 8 (from RoFormer 3.4.3; the paper calls the offset $s$) bounds the
+    extrapolated score at offset $\Delta = m - n$ by $2 \max_i |h_i| B(\Delta)$ with
+    $$B(\Delta) = \sum_{j=1}^{d/2} |S_j|, \quad
+    S_j = \sum_{i<j} e^{\mathrm{i} \Delta \theta_i},$$
+    which is $d/2$ times RoFormer's relative upper bound $u(\Delta)$ (the mean of the
+    $|S_j|$). Divided by PI's bound the ratio is
+    $64 \ln(b) B(\Delta) / d = 32 \ln(b)\, u(\Delta)$; PI's "600x" is its value if
+    $B(\Delta) = d$.
     """
     # --8<-- [start:pi_bounds-body3]
-    return rope.relative_upper_bound(s, d, base) * pi_bound_constant(base)
+    return rope.relative_upper_bound(offset, d, base) * pi_bound_constant(base)
 
 
 # --8<-- [end:pi_bounds-body3]
 
 
 def offsets_below_claim(top: int, d: int = 128, base: float = 10000.0) -> np.ndarray:
-    """The offsets s = 1 .. ``top`` where the bound ratio is below PI's "600x"
-    (where $B(s) < d$), ascending."""
+    r"""The offsets 1 .. ``top`` where the bound ratio is below PI's "600x"
+    (where $B(\Delta) < d$), ascending."""
     offsets = np.arange(1, top + 1)
     return offsets[bound_ratio(offsets, d, base) < paper_bound_ratio(base)]
 

@@ -28,7 +28,7 @@ BASE_MODELS = (
 
 
 def census_table(names=BASE_MODELS) -> str:
-    """Per model: base, training length, pairs that turn / never turn within L."""
+    """Per model: base, training length L0, pairs that turn / never turn within L0."""
     rows = []
     for name in names:
         m = models.get(name)
@@ -38,7 +38,7 @@ def census_table(names=BASE_MODELS) -> str:
             (name, f"{m.rope_theta:,.0f}", f"{L:,}", c.full_turn,
              c.n_pairs - c.full_turn, f"{100 * c.slowest_fraction:.2f}%")
         )  # fmt: skip
-    header = ("model", "rope_theta", "L", "turn within L", "never turn", "slowest")
+    header = ("model", "rope_theta", "L₀", "turn within L₀", "never turn", "slowest")
     return markdown_table(header, rows)
 
 

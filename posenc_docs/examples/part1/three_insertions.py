@@ -19,7 +19,7 @@ signals = {
     "PE added to x (before W_q, W_k, W_v)": {"added": table(T, d)},
     "q and k rotated (RoPE)": {"rotate": lambda t: apply_rope(t, np.arange(T))},
     "bias on the scores (ALiBi, m = 1/2)": {
-        "bias": alibi_bias(8, T, T, causal=False)[0]  # head 0 of 8: slope 1/2
+        "bias": alibi_bias(8, T, T, causal=False)[0]  # head 1 of 8: slope 1/2
     },
 }
 print("max |f(shuffled x) - shuffled f(x)|")

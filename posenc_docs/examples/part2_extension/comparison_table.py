@@ -60,7 +60,7 @@ mechanics = [
         "ALiBi",
         "attention scores, every layer",
         "0",
-        "exact, content-free: −m·(i − j)",
+        "exact, content-free: −slope·(m − n)",
         "the same straight line, further out",
     ),
     (

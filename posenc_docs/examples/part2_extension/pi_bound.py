@@ -9,17 +9,17 @@ from posenc_docs.pages.part2_extension import (
 )
 
 d, base = 128, 10000.0  # LLaMA 7B head dim, as in the PI paper
-claimed = paper_bound_ratio(base)  # the ratio if B(s) = d
+claimed = paper_bound_ratio(base)  # the ratio if B = d
 print(f"32 ln(10000)     = {pi_bound_constant(base):.2f}")
 print(f"2 x 32 ln(10000) = {claimed:.1f}   <- the '600x'")
-for s in (10, 100, 1000):
-    ratio = bound_ratio(s, d, base)  # = 2 x 32 ln(10000) x B(s)/d
-    print(f"s = {s:>4}: B(s)/d = {ratio / claimed:4.2f}, bound ratio = {ratio:,.0f}")
+for offset in (10, 100, 1000):
+    ratio = bound_ratio(offset, d, base)  # = 2 x 32 ln(10000) x B/d
+    print(f"offset {offset:>4}: B/d = {ratio / claimed:4.2f}, ratio = {ratio:,.0f}")
 for top in (2048, 8192):
     offsets = np.arange(1, top + 1)
     ratios = bound_ratio(offsets, d, base)  # one per offset
     below = np.count_nonzero(ratios < claimed)
     print(
-        f"s = 1..{top}: smallest ratio {ratios.min():,.0f} "
-        f"(at s = {offsets[ratios.argmin()]}), {below} offsets below {claimed:.1f}"
+        f"offsets 1..{top}: smallest ratio {ratios.min():,.0f} "
+        f"(at {offsets[ratios.argmin()]}), {below} offsets below {claimed:.1f}"
     )
