@@ -12,6 +12,7 @@ import math
 import numbers
 import operator
 import sys
+from collections.abc import Mapping
 
 import numpy as np
 import torch
@@ -20,7 +21,10 @@ _LARGEST_FLOAT = int(sys.float_info.max)
 
 
 def _scalar(value):
-    """A 0-d tensor or 0-d array as a Python number; anything else unchanged."""
+    """A 0-d tensor or 0-d array as a Python number; anything else unchanged (a
+    meta tensor has no value, so it stays a tensor and is refused by name)."""
+    if isinstance(value, torch.Tensor) and value.is_meta:
+        return value
     if isinstance(value, torch.Tensor | np.ndarray) and value.ndim == 0:
         return value.item()
     return value
@@ -47,8 +51,14 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
 
 
 def checked_int_list(name: str, values, minimum: int = 0) -> list[int]:
-    """`values` (a sequence, not a string) as a list of ints, each >= `minimum`."""
-    if isinstance(values, str) or not hasattr(values, "__len__"):
+    """`values` (a sequence or 1-D array, not a string or a dict) as a list of
+    ints, each >= `minimum`."""
+    flat = getattr(values, "ndim", 1) == 1  # a 0-d array or tensor has no items
+    if (
+        isinstance(values, str | bytes | Mapping)
+        or not flat
+        or not hasattr(values, "__len__")
+    ):
         raise TypeError(f"{name} must be a list of integers, got {values!r}")
     return [checked_int(f"{name}[{k}]", v, minimum) for k, v in enumerate(values)]
 
@@ -110,10 +120,19 @@ def checked_choice(name: str, value, choices):
 
 
 def checked_float_dtype(name: str, dtype) -> torch.dtype:
-    """A torch floating-point dtype (`torch.float32`, `torch.bfloat16`, ...)."""
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"{name} must be a floating-point torch.dtype, got {dtype!r}")
+    """A torch floating-point dtype of 16 bits or more (`torch.float32`,
+    `torch.bfloat16`, ...): torch has no arithmetic for the 8-bit ones."""
+    if not isinstance(dtype, torch.dtype) or not _computes(dtype):
+        raise TypeError(
+            f"{name} must be a floating-point torch.dtype of 16 bits or more, "
+            f"got {dtype!r}"
+        )
     return dtype
+
+
+def _computes(dtype: torch.dtype) -> bool:
+    """A floating dtype torch does arithmetic in: not float8 (1 byte) or smaller."""
+    return dtype.is_floating_point and dtype.itemsize >= 2
 
 
 def checked_device(name: str, device):
@@ -128,8 +147,11 @@ def checked_device(name: str, device):
         raise ValueError(f"{name} must name a torch device, got {device!r}") from None
 
 
-def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """`x` if it is a torch tensor of at least `min_ndim` dims (shape, dtype).
+def checked_tensor(
+    name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True, ndim=None
+):
+    """`x` if it is a torch tensor of at least `min_ndim` dims (exactly `ndim`, if
+    given), and of a dtype torch computes in.
 
     As in `checked_array`, booleans and complex numbers are not numbers.
     """
@@ -137,11 +159,17 @@ def checked_tensor(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=T
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype == torch.bool or x.is_complex():
         raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
-    return _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
+    if x.is_floating_point() and not _computes(x.dtype):
+        raise TypeError(f"{name} must be 16-bit floats or wider, got dtype {x.dtype}")
+    x = _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
+    return _checked_ndim(name, x, ndim)
 
 
-def checked_array(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True):
-    """`x` as a NumPy array of at least `min_ndim` dims; tensors are rejected.
+def checked_array(
+    name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True, ndim=None
+):
+    """`x` as a NumPy array of at least `min_ndim` dims (exactly `ndim`, if given);
+    tensors are rejected.
 
     A 0-d tensor counts as a number. Booleans, strings and ragged lists are not
     numbers (`TypeError`).
@@ -158,7 +186,14 @@ def checked_array(name: str, x, *, min_ndim: int = 1, last_dim=None, floating=Tr
     if x.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold numbers, got dtype {x.dtype}")
     is_float = x.dtype.kind == "f"
-    return _checked_shape(name, x, min_ndim, last_dim, floating, is_float)
+    x = _checked_shape(name, x, min_ndim, last_dim, floating, is_float)
+    return _checked_ndim(name, x, ndim)
+
+
+def _checked_ndim(name, x, ndim):
+    if ndim is not None and x.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dims, got shape {tuple(x.shape)}")
+    return x
 
 
 def _checked_shape(name, x, min_ndim, last_dim, floating, is_float):

@@ -30,6 +30,8 @@ def _check_shapes(q, k, v, bias, causal) -> None:
             f"need q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); got q "
             f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
+    if k.shape[-2] == 0:  # a softmax over no keys has no value
+        raise ValueError(f"k must hold at least one key, got shape {tuple(k.shape)}")
     if causal and q.shape[-2] > k.shape[-2]:
         raise ValueError(
             f"causal needs Tq <= Tk, got Tq={q.shape[-2]}, Tk={k.shape[-2]}"

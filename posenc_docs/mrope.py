@@ -32,6 +32,7 @@ from posenc_docs._checks import (
     checked_int_list,
     checked_position_dims,
     checked_real,
+    checked_same_device,
     checked_tensor,
     work_dtype,
 )
@@ -152,7 +153,7 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     # --8<-- [start:rotate_by_axes-body]
     x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
     half = checked_even("x.shape[-1]", x.shape[-1]) // 2
-    inv_freq = checked_array("inv_freq", inv_freq, last_dim=half)
+    inv_freq = checked_array("inv_freq", inv_freq, last_dim=half, ndim=1)
     positions = _checked_positions("positions", positions, x.shape)  # (n_axes, ..., T)
     pair_axis = checked_indices("pair_axis", pair_axis, half, len(positions))
     per_pair = np.moveaxis(positions[pair_axis], 0, -1)  # (..., T, d/2)
@@ -170,7 +171,7 @@ def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
     work = work_dtype(x)
     theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
     index = torch.from_numpy(pair_axis).to(x.device)
-    per_pair = positions.to(x.device, work)[index].movedim(0, -1)  # (..., T, d/2)
+    per_pair = positions.to(work)[index].movedim(0, -1)  # (..., T, d/2)
     angle = per_pair * theta
     # pair i = (x[i], x[i + d/2]): rope's half-layout rotation
     return rope._rotate_torch(x.to(work), angle.cos(), angle.sin(), "half").to(x.dtype)
@@ -237,6 +238,7 @@ def apply_mrope_torch(
         "positions_thw", positions_thw, min_ndim=2, floating=False
     )
     _check_positions_shape("positions_thw", positions.shape, x.shape, 3)
+    checked_same_device("positions_thw", positions, x.device)
     theta = rope.inv_freq(d, checked_real("base", base, gt=1))
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 
@@ -295,6 +297,7 @@ def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
     pair_axis, theta = _axial_frequencies(x.shape[-1], base)
     positions = checked_tensor("positions_hw", positions_hw, min_ndim=2, floating=False)
     _check_positions_shape("positions_hw", positions.shape, x.shape, 2)
+    checked_same_device("positions_hw", positions, x.device)
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 
 

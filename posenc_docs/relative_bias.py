@@ -25,6 +25,8 @@ from posenc_docs._checks import (
     checked_tensor,
 )
 
+_FARTHEST = 2**62  # any distance this far is in the last bucket
+
 
 def _bucket_layout(bidirectional, num_buckets, max_distance, name="num_buckets"):
     """(buckets per direction, exact buckets, max_distance), checked; the bucket
@@ -75,7 +77,10 @@ def t5_relative_position_bucket(
     rel = checked_array(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
-    rel = checked_integer_dtype("relative_position", rel).astype(np.int64)  # no wrap
+    rel = checked_integer_dtype("relative_position", rel)
+    if rel.dtype == np.uint64:  # past 2**63 it would wrap to int64's negatives
+        rel = np.minimum(rel, _FARTHEST)
+    rel = rel.astype(np.int64)  # no wrap in abs() or negation of narrower ints
     n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
     if bidirectional:
         side, distance = np.where(rel > 0, n, 0), np.abs(rel)
@@ -108,7 +113,10 @@ def t5_relative_position_bucket_torch(
     rel = checked_tensor(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
-    rel = checked_integer_dtype("relative_position", rel).long()
+    rel = checked_integer_dtype("relative_position", rel)
+    if rel.dtype == torch.uint64:  # torch has no uint64 minimum: via float64
+        rel = rel.double().clamp(max=_FARTHEST)
+    rel = rel.long()
     n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
     if bidirectional:
         side, distance = (rel > 0).long() * n, rel.abs()

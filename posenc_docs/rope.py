@@ -74,7 +74,7 @@ def angles(positions, inv_freq) -> np.ndarray:
     `angle[..., t, i]` is $m_t\, \theta_i$, with $m_t$ = `positions[..., t]`.
     """
     positions = _checks.checked_array("positions", positions, floating=False)
-    theta = _checks.checked_array("inv_freq", inv_freq, floating=False)
+    theta = _checks.checked_array("inv_freq", inv_freq, floating=False, ndim=1)
     return np.multiply.outer(positions.astype(np.float64), theta.astype(np.float64))
 
 
@@ -299,7 +299,7 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     integers are exact up to $2^{24}$ = 16,777,216; float64 goes further.
     """
     positions = _checks.checked_tensor("positions", positions, floating=False)
-    theta = _checks.checked_tensor("inv_freq", inv_freq)
+    theta = _checks.checked_tensor("inv_freq", inv_freq, ndim=1)
     _checks.checked_same_device("inv_freq", theta, positions.device)
     work = _checks.work_dtype(positions, theta)
     return positions.to(work)[..., None] * theta.to(work)  # (..., T, d/2)

@@ -701,7 +701,8 @@ def from_rope_scaling(
         in transformers; default `"default"`, and the legacy `"mrope"` means
         it), one of the keys of `ROPE_TYPES` (transformers' names, plus `"ntk"`
         for static NTK-aware scaling; transformers' `"proportional"` is not among
-        them), plus the keyword arguments of that method (`factor`,
+        them, nor the `"axial"` of its vision configs, whose 2-D rotation is
+        `mrope.axial_rope_2d`), plus the keyword arguments of that method (`factor`,
         `original_max_position_embeddings`, `beta_fast`, `low_freq_factor`,
         `short_factor`, ...). A key set to None counts as absent (but a
         `"yarn"` `truncate` of None means False, as transformers reads it); a `"yarn"`
@@ -770,7 +771,10 @@ def from_rope_scaling(
             params, original_max_position_embeddings, max_position_embeddings
         )
     if kind == "yarn" and "factor" not in params and max_position_embeddings:
-        L0 = params["original_max_position_embeddings"]  # set just above
+        L0 = checked_int(  # set just above
+            "original_max_position_embeddings",
+            params["original_max_position_embeddings"],
+        )
         params["factor"] = max_position_embeddings / L0  # DeepSeek-V3's, as in HF
     given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
@@ -820,7 +824,7 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     kind = checked_choice("rope_scaling's rope_type", kind, ROPE_TYPES)
     if kind == "yarn" and rope_scaling.get("truncate", True) is None:
         params["truncate"] = False  # transformers: `if truncate:` on get("truncate")
-    theta = params.pop("rope_theta", base)
+    theta = checked_real("rope_scaling's rope_theta", params.pop("rope_theta", base))
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")
     if "partial_rotary_factor" in params:  # transformers 5 puts it in rope_parameters

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 import torch
 
-from posenc_docs import alibi, learned, scaling, sinusoidal
+from posenc_docs import alibi, learned, mrope, relative_bias, rope, scaling, sinusoidal
+from posenc_docs import attention as att
 
 MODULES = {"sinusoidal": sinusoidal, "learned": learned, "alibi": alibi}
 MODULES["scaling"] = scaling
@@ -429,3 +430,95 @@ def test_return_types_follow_the_docstrings():
         assert type(attention_factor) is float, name
     assert type(scaling.ntk_base(torch.tensor(8), 1e4, 2.0)) is float
     assert type(sinusoidal.encode(torch.tensor(3.0), 8)) is np.ndarray
+
+
+YARN_NO_FACTOR = {"rope_type": "yarn"}  # factor = max_position_embeddings / L0
+EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
+
+
+@pytest.mark.parametrize(
+    "call, error, name",
+    [
+        *[
+            (
+                lambda L0=L0: scaling.from_rope_scaling(
+                    64,
+                    1e4,
+                    {**YARN_NO_FACTOR, "original_max_position_embeddings": L0},
+                    max_position_embeddings=8192,
+                ),
+                error,
+                "original_max_position_embeddings",
+            )
+            for L0, error in [(0, V), ("4096", T), (-4096, V), (NAN, T)]
+        ],
+        (
+            lambda: scaling.from_rope_scaling(
+                64, 1e4, {"rope_type": "linear", "factor": 2.0, "rope_theta": "1e4"}
+            ),
+            T,
+            "rope_theta",
+        ),
+        (lambda: rope.angles(np.arange(3), np.ones((3, 2))), V, "inv_freq"),
+        (lambda: rope.angles_torch(torch.arange(3), torch.ones(3, 2)), V, "inv_freq"),
+        (
+            lambda: mrope.rotate_by_axes(
+                np.ones((5, 8)), np.zeros((3, 5), int), [0, 1, 2, 0], np.ones((5, 4))
+            ),
+            V,
+            "inv_freq",
+        ),
+        (
+            lambda: mrope.apply_mrope_torch(
+                torch.ones(5, 8),
+                torch.zeros(3, 5, dtype=torch.long, device="meta"),
+                mrope_section=[2, 1, 1],
+            ),
+            V,
+            "positions_thw",
+        ),  # fmt: skip
+        (
+            lambda: mrope.axial_rope_2d_torch(
+                torch.ones(5, 8), torch.zeros(2, 5, dtype=torch.long, device="meta")
+            ),
+            V,
+            "positions_hw",
+        ),
+        (lambda: mrope.mrope_pair_axes(torch.tensor(3)), T, "mrope_section"),
+        (
+            lambda: mrope.mrope_pair_axes({16: "t", 24: "h", 32: "w"}),
+            T,
+            "mrope_section",
+        ),
+        (lambda: alibi.alibi_bias_torch(4, 3, 3, dtype=EIGHT_BITS), T, "dtype"),
+        (
+            lambda: att.attention_torch(*[torch.ones(2, 4, dtype=EIGHT_BITS)] * 3),
+            T,
+            "q",
+        ),
+        (
+            lambda: att.attention(np.ones((2, 4)), np.ones((0, 4)), np.ones((0, 4))),
+            V,
+            "k",
+        ),
+        (
+            lambda: att.attention_torch(
+                torch.ones(2, 4), torch.ones(0, 4), torch.ones(0, 4)
+            ),
+            V,
+            "k",
+        ),
+        (lambda: rope.inv_freq(torch.tensor(8, device="meta")), T, "d"),
+    ],
+)
+def test_bad_input_a_differential_review_found_is_refused_by_name(call, error, name):
+    """Each of these crashed inside NumPy or torch, or returned a silent answer."""
+    with pytest.raises(error, match=rf"\b{re.escape(name)}\b"):
+        call()
+
+
+def test_t5_buckets_of_uint64_distances_past_int64_do_not_wrap_to_the_past():
+    far = 2**63 + 5  # bidirectional: a key that far ahead is in the last bucket, 31
+    assert relative_bias.t5_relative_position_bucket(np.array([far], np.uint64)) == 31
+    ahead = torch.tensor([far, 5], dtype=torch.uint64)
+    assert relative_bias.t5_relative_position_bucket_torch(ahead).tolist() == [31, 21]
