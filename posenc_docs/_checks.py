@@ -159,8 +159,6 @@ def checked_tensor(
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype == torch.bool or x.is_complex():
         raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
-    if x.is_floating_point() and not _computes(x.dtype):
-        raise TypeError(f"{name} must be 16-bit floats or wider, got dtype {x.dtype}")
     x = _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
     return _checked_ndim(name, x, ndim)
 
@@ -192,7 +190,16 @@ def checked_array(
 
 def _checked_ndim(name, x, ndim):
     if ndim is not None and x.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dims, got shape {tuple(x.shape)}")
+        dims = "be 1-D" if ndim == 1 else f"have {ndim} dims"
+        raise ValueError(f"{name} must {dims}, got shape {tuple(x.shape)}")
+    return x
+
+
+def checked_computable(name: str, x: torch.Tensor) -> torch.Tensor:
+    """`x` if torch does arithmetic in its dtype: for functions that compute in
+    x's dtype (a rotation computes in float32 and only casts back to float8)."""
+    if x.is_floating_point() and not _computes(x.dtype):
+        raise TypeError(f"{name} must be 16-bit floats or wider, got dtype {x.dtype}")
     return x
 
 

@@ -30,8 +30,11 @@ def _check_shapes(q, k, v, bias, causal) -> None:
             f"need q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); got q "
             f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
-    if k.shape[-2] == 0:  # a softmax over no keys has no value
-        raise ValueError(f"k must hold at least one key, got shape {tuple(k.shape)}")
+    if k.shape[-2] == 0 < q.shape[-2]:  # a softmax over no keys has no value
+        raise ValueError(
+            f"k must hold at least one key for {q.shape[-2]} queries, "
+            f"got shape {tuple(k.shape)}"
+        )
     if causal and q.shape[-2] > k.shape[-2]:
         raise ValueError(
             f"causal needs Tq <= Tk, got Tq={q.shape[-2]}, Tk={k.shape[-2]}"
@@ -99,7 +102,8 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
     scores = scores if bias is None else scores + bias
     if causal:
         scores = np.where(_future_keys(q.shape[-2], k.shape[-2]), -np.inf, scores)
-    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    top = scores.max(axis=-1, keepdims=True, initial=-np.inf)  # no query: empty
+    weights = np.exp(scores - top)
     weights /= weights.sum(axis=-1, keepdims=True)
     out = weights @ v  # (..., Tq, dv)
     return (out, weights) if return_weights else out
@@ -109,7 +113,7 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
     """Check every argument of attention_torch."""
     _checks.checked_bool("causal", causal)
     _checks.checked_bool("return_weights", return_weights)
-    q = _checks.checked_tensor("q", q, min_ndim=2)
+    q = _checks.checked_computable("q", _checks.checked_tensor("q", q, min_ndim=2))
     for name, t in (("k", k), ("v", v)):
         _checks.checked_tensor(name, t, min_ndim=2)
         _checks.checked_same_device(name, t, q.device)
@@ -212,6 +216,11 @@ def self_attention(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
 
 def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=False):
     r"""Torch twin of [`self_attention`][] (same arguments, tensors in).
+
+    Returns
+    -------
+    torch.Tensor
+        Shape `(..., T, d_head)`, x's dtype; differentiable.
 
     Notes
     -----

@@ -11,6 +11,7 @@ from torch import nn
 
 from posenc_docs._checks import (
     checked_broadcasts_into,
+    checked_computable,
     checked_int,
     checked_integer_dtype,
     checked_real,
@@ -67,7 +68,8 @@ class LearnedPositionalEmbedding(nn.Module):
     `offset + t` for the token at index t of `x` (a floating-point tensor of
     shape `(..., T, d)`), or the given `positions` (an integer tensor whose
     shape broadcasts to `x.shape[:-1]`). The output has the dtype of `x`.
-    A position outside 0..max_len-1 is an IndexError naming the ceiling.
+    A position outside 0..max_len-1 is an IndexError (naming the ceiling when
+    it is too large).
     """
 
     def __init__(self, max_len: int, d: int, *, init_std: float = 0.02):
@@ -97,6 +99,7 @@ class LearnedPositionalEmbedding(nn.Module):
             `x` plus the rows, in the dtype of `x`.
         """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
+        checked_computable("x", x)  # x + the encoding is in x's dtype
         start = checked_int("offset", offset, minimum=0)
         if positions is None:  # the range is known: no values read back
             if x.shape[-2]:

@@ -224,7 +224,13 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
 def apply_mrope_torch(
     x, positions_thw, *, mrope_section, base=10000.0, interleaved=False
 ):
-    """Torch twin of [`apply_mrope`][] (same arguments; tensors in).
+    """Torch twin of [`apply_mrope`][] (same arguments; tensors in, positions on
+    x's device).
+
+    Returns
+    -------
+    torch.Tensor
+        x's dtype, x's shape broadcast with the positions' leading dims.
 
     Notes
     -----
@@ -287,7 +293,13 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
 
 
 def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
-    """Torch twin of [`axial_rope_2d`][] (same arguments; tensors in).
+    """Torch twin of [`axial_rope_2d`][] (same arguments; tensors in, positions on
+    x's device).
+
+    Returns
+    -------
+    torch.Tensor
+        x's dtype, x's shape broadcast with the positions' leading dims.
 
     Notes
     -----

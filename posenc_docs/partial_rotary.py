@@ -96,6 +96,11 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     # --8<-- [end:apply_partial_rope_torch]
     r"""Torch twin of [`apply_partial_rope`][] (same arguments, tensors in).
 
+    Returns
+    -------
+    torch.Tensor
+        x's dtype, x's shape broadcast with positions' leading dims.
+
     Notes
     -----
     Same formula: `out[..., :r]` is `rope.apply_rope_torch` of the prefix with

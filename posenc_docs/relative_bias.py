@@ -25,7 +25,7 @@ from posenc_docs._checks import (
     checked_tensor,
 )
 
-_FARTHEST = 2**62  # any distance this far is in the last bucket
+_FARTHEST = 2**63 - 1  # int64's largest: abs() and negation of +-_FARTHEST are exact
 
 
 def _bucket_layout(bidirectional, num_buckets, max_distance, name="num_buckets"):
@@ -58,13 +58,15 @@ def t5_relative_position_bucket(
         Buckets in total (even and >= 4 when bidirectional, >= 2 otherwise).
     max_distance : int, default 128
         Distances from here on share the last bucket of their side (the log
-        formula would put them past it). The log spacing reaches that bucket
-        earlier: at distance 91 for the defaults, bidirectional.
+        formula would put them past it); more than the exact buckets, i.e.
+        > num_buckets/4 bidirectional, > num_buckets/2 otherwise. The log spacing
+        reaches that bucket earlier: at distance 91 for the defaults,
+        bidirectional.
 
     Returns
     -------
-    numpy.ndarray
-        int64, same shape, values in `[0, num_buckets)`.
+    numpy.ndarray or numpy.int64
+        int64, same shape (a scalar for a scalar), values in `[0, num_buckets)`.
 
     Notes
     -----
@@ -77,10 +79,11 @@ def t5_relative_position_bucket(
     rel = checked_array(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
-    rel = checked_integer_dtype("relative_position", rel)
-    if rel.dtype == np.uint64:  # past 2**63 it would wrap to int64's negatives
-        rel = np.minimum(rel, _FARTHEST)
+    unsigned = checked_integer_dtype("relative_position", rel).dtype == np.uint64
     rel = rel.astype(np.int64)  # no wrap in abs() or negation of narrower ints
+    if unsigned:  # a uint64 past int64's range wrapped to a negative: undo
+        rel = np.where(rel < 0, _FARTHEST, rel)
+    rel = np.maximum(rel, -_FARTHEST)  # int64's smallest has no positive twin
     n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
     if bidirectional:
         side, distance = np.where(rel > 0, n, 0), np.abs(rel)
@@ -100,7 +103,12 @@ def t5_relative_position_bucket_torch(
     relative_position, *, bidirectional=True, num_buckets=32, max_distance=128
 ):
     # --8<-- [end:t5_relative_position_bucket_torch]
-    """Torch twin of [`t5_relative_position_bucket`][] (same arguments).
+    """Torch twin of [`t5_relative_position_bucket`][] (same arguments, a tensor in).
+
+    Returns
+    -------
+    torch.Tensor
+        int64 buckets in [0, num_buckets), relative_position's shape and device.
 
     Notes
     -----
@@ -113,10 +121,11 @@ def t5_relative_position_bucket_torch(
     rel = checked_tensor(
         "relative_position", relative_position, min_ndim=0, floating=False
     )
-    rel = checked_integer_dtype("relative_position", rel)
-    if rel.dtype == torch.uint64:  # torch has no uint64 minimum: via float64
-        rel = rel.double().clamp(max=_FARTHEST)
-    rel = rel.long()
+    unsigned = checked_integer_dtype("relative_position", rel).dtype == torch.uint64
+    rel = rel.long()  # no wrap in abs() or negation of narrower ints
+    if unsigned:  # a uint64 past int64's range wrapped to a negative: undo
+        rel = torch.where(rel < 0, _FARTHEST, rel)
+    rel = rel.clamp(min=-_FARTHEST)  # int64's smallest has no positive twin
     n, exact, max_distance = _bucket_layout(bidirectional, num_buckets, max_distance)
     if bidirectional:
         side, distance = (rel > 0).long() * n, rel.abs()
@@ -188,7 +197,13 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
 
 
 def t5_bias_torch(table, q_len, k_len, *, bidirectional=True, max_distance=128):
-    r"""Torch twin of [`t5_bias`][] (same arguments); keeps `table`'s dtype and grad.
+    r"""Torch twin of [`t5_bias`][] (same arguments, `table` a tensor).
+
+    Returns
+    -------
+    torch.Tensor
+        Shape `(n_heads, q_len, k_len)`, `table`'s dtype and device; it keeps
+        `table`'s grad.
 
     Notes
     -----

@@ -134,7 +134,7 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
         more are added to the result: for `(B, T, d)` x pass `(B, T)`, as
         `(B, 1, T)` rotates every sequence by every row, `(B, B, T, d)`.
     base : float, default 10000.0
-        RoPE base, used only when `inv_freq` is None.
+        RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     layout : str, default "interleaved"
         Pair layout: `"interleaved"`, pair i is `(x[2i], x[2i+1])`;
         or `"half"`, pair i is `(x[i], x[i + d/2])`.
@@ -183,7 +183,7 @@ def apply_rope_complex(x, positions, *, base=10000.0, inv_freq=None):
     positions : array_like of shape (T,) or broadcastable (..., T)
         Position m of each token.
     base : float, default 10000.0
-        RoPE base, used only when `inv_freq` is None.
+        RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     inv_freq : array_like of shape (d/2,), optional
         Frequencies to use instead of $b^{-2i/d}$.
 
@@ -223,7 +223,8 @@ def rotation_matrix(m, d: int, base: float = 10000.0, *, layout="interleaved"):
     Returns
     -------
     numpy.ndarray
-        Shape `(d, d)`: for x of shape (d,), `apply_rope(x[None], [m])[0] == R_m @ x`.
+        Shape `(d, d)`: for x of shape (d,),
+        `apply_rope(x[None], [m], base=base, layout=layout)[0] == R_m @ x`.
 
     Notes
     -----
@@ -277,14 +278,14 @@ def relative_upper_bound(distance, d: int = 128, base: float = 10000.0):
 
 
 def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
-    r"""Torch twin of [`angles`][] (same arguments): the angle of every pair.
+    r"""Torch twin of [`angles`][] (same arguments, tensors in): every pair's angle.
 
     Parameters
     ----------
     positions : torch.Tensor of shape (..., T)
         Token positions m.
     inv_freq : torch.Tensor of shape (d/2,)
-        Pair frequencies $\theta_i$.
+        Pair frequencies $\theta_i$, floating, on positions' device.
 
     Returns
     -------
@@ -449,7 +450,9 @@ def apply_rope_torch(
 ):
     r"""Torch twin of [`apply_rope`][] (same arguments, tensors in).
 
-    x may have any floating dtype; positions and `inv_freq` are tensors.
+    x may have any floating dtype (float8 included: the rotation runs in float32
+    and only the result is cast back); positions and a floating `inv_freq` are
+    tensors on x's device.
 
     Returns
     -------
@@ -460,9 +463,9 @@ def apply_rope_torch(
     -----
     $a' = a \cos(m\theta_i) - b \sin(m\theta_i)$,
     $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
-    float32 (float64 if x or inv_freq is); the rotation runs in float32 (float64
-    for float64 x). Interleaved: Meta's complex product, one pass over x; half: two,
-    fused into one by `torch.compile`.
+    float64 if x, positions or inv_freq is float64, else float32; the rotation runs
+    in float32 (float64 for float64 x). Interleaved: Meta's complex product, one
+    pass over x; half: two, fused into one by `torch.compile`.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _checks.work_dtype(x)
@@ -619,7 +622,7 @@ class RotaryEmbedding(torch.nn.Module):
     d : int
         Head (rotary) dimension, even.
     base : float, default 10000.0
-        RoPE base, used only when `inv_freq` is None.
+        RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     max_len : int, default 2048
         Positions cached up front; the cache grows when a call needs more.
     layout : str, default "half"

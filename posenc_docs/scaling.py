@@ -209,16 +209,16 @@ def dynamic_ntk_base(d, base=10000.0, *, factor, max_position_embeddings, seq_le
     """
     d, base = checked_even("d", d, minimum=4), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
-    Lmax = checked_int("max_position_embeddings", max_position_embeddings)
-    length = Lmax if seq_len is None else max(checked_int("seq_len", seq_len), Lmax)
-    # s*L/Lmax - (s-1) written as 1 + s*(L-Lmax)/Lmax: exactly 1 (b' = b) at L = Lmax
-    running = 1 + factor * (length - Lmax) / Lmax
+    L0 = checked_int("max_position_embeddings", max_position_embeddings)
+    length = L0 if seq_len is None else max(checked_int("seq_len", seq_len), L0)
+    # s*L/L0 - (s-1) written as 1 + s*(L-L0)/L0: exactly 1 (b' = b) at L = L0
+    running = 1 + factor * (length - L0) / L0
     try:
         return ntk_base(d, base, running)
     except ValueError:  # the base overflows: say which arguments led there
         raise ValueError(
             f"factor={factor!r} at seq_len={seq_len!r} (max_position_embeddings="
-            f"{Lmax}) takes dynamic NTK's base past float64's range"
+            f"{L0}) takes dynamic NTK's base past float64's range"
         ) from None
 
 
@@ -328,6 +328,13 @@ def yarn_ramp_bounds(
     tuple of float (of int if truncate)
         (low, high).
 
+    Raises
+    ------
+    ValueError
+        If low > high after the clamping: every pair turns more than `beta_fast`
+        times within $L_0$ (a long $L_0$ or a small base), or none turns
+        `beta_slow` times.
+
     Notes
     -----
     low = $c(\beta_{fast})$, high = $c(\beta_{slow})$ (`yarn_correction_dim`); with
@@ -342,7 +349,9 @@ def yarn_ramp_bounds(
     high = yarn_correction_dim(beta_slow, d, base, L0)
     if checked_bool("truncate", truncate):
         low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, d - 1)
+        low, high = max(low, 0), min(high, d - 1)
+    else:
+        low, high = max(low, 0.0), min(high, float(d - 1))
     if low > high:  # every pair turns > beta_fast times in L0, or none beta_slow
         raise ValueError(
             f"original_max_position_embeddings must leave a non-empty ramp, got {L0!r}"
@@ -446,6 +455,11 @@ def yarn(
     attention_factor : float
         Multiplies cos and sin (logits scale by its square).
 
+    Raises
+    ------
+    ValueError
+        As `yarn_ramp_bounds`: no pair left to ramp between low and high.
+
     Notes
     -----
     With (low, high) from `yarn_ramp_bounds`,
@@ -458,7 +472,8 @@ def yarn(
 
     Pairs with more than $\beta_{fast}$ rotations in $L_0$ keep $\theta_i$; fewer
     than $\beta_{slow}$ get $\theta_i/s$. `attention_factor`: the explicit value,
-    else $g(s, \text{mscale}) / g(s, \text{mscale\_all\_dim})$ when both are set,
+    else $g(s, \text{mscale}) / g(s, \text{mscale\_all\_dim})$ when both are
+    non-zero,
     else $g(s, 1) = 0.1 \ln s + 1$ (`yarn_mscale`).
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
@@ -608,8 +623,9 @@ def llama3(
     $\sigma = (L_0/\lambda_i - \text{low})/(\text{high} - \text{low})$ and
     $\theta'_i = (1 - \sigma)\,\theta_i/s + \sigma\,\theta_i$. Attention factor 1.
     With low = high there is no band: $\lambda_i \ge L_0/\text{low}$ gets
-    $\theta_i/s$, the others keep $\theta_i$ (HF's numbers; Meta's code asserts
-    low $\ne$ high only for a pair exactly at the boundary).
+    $\theta_i/s$, the others keep $\theta_i$: HF's numbers, but for a pair exactly
+    at the boundary, where HF's band formula divides 0 by 0 (NaN) and Meta's code
+    asserts low $\ne$ high.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
@@ -701,8 +717,9 @@ def from_rope_scaling(
         in transformers; default `"default"`, and the legacy `"mrope"` means
         it), one of the keys of `ROPE_TYPES` (transformers' names, plus `"ntk"`
         for static NTK-aware scaling; transformers' `"proportional"` is not among
-        them, nor the `"axial"` of its vision configs, whose 2-D rotation is
-        `mrope.axial_rope_2d`), plus the keyword arguments of that method (`factor`,
+        them, nor the `"axial"` of its vision configs: for Qwen2-VL-style
+        ones, half layout, the 2-D rotation is `mrope.axial_rope_2d`), plus the
+        keyword arguments of that method (`factor`,
         `original_max_position_embeddings`, `beta_fast`, `low_freq_factor`,
         `short_factor`, ...). A key set to None counts as absent (but a
         `"yarn"` `truncate` of None means False, as transformers reads it); a `"yarn"`
@@ -740,7 +757,10 @@ def from_rope_scaling(
         `rope_scaling` is neither a dict nor None, or `rope_type` or a value has
         the wrong type.
     ValueError
-        Unknown `rope_type`, keys the method does not take, or missing keys.
+        Unknown `rope_type`, keys the method does not take, or missing keys; a
+        `rope_theta` other than `base`; a `partial_rotary_factor` outside (0, 1];
+        one dict per layer type (pass one of them); a `max_position_embeddings`
+        in the dict other than the argument; and the method's own errors.
 
     Notes
     -----
@@ -771,15 +791,26 @@ def from_rope_scaling(
             params, original_max_position_embeddings, max_position_embeddings
         )
     if kind == "yarn" and "factor" not in params and max_position_embeddings:
-        L0 = checked_int(  # set just above
-            "original_max_position_embeddings",
-            params["original_max_position_embeddings"],
-        )
-        params["factor"] = max_position_embeddings / L0  # DeepSeek-V3's, as in HF
+        params["factor"] = _yarn_factor(params, max_position_embeddings)
     given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
     _check_rope_scaling_keys(kind, params, extra, keyword)
     return method(d, base, **params, **extra)
+
+
+def _yarn_factor(params: dict, max_position_embeddings: int) -> float:
+    """DeepSeek-V3's YaRN without `factor`, as in transformers: the model's length
+    over the pre-training length L0 (put into `params` by _set_pretraining_length)."""
+    L0 = checked_int(
+        "original_max_position_embeddings", params["original_max_position_embeddings"]
+    )
+    if max_position_embeddings < L0:
+        raise ValueError(
+            f"a yarn rope_scaling without factor takes max_position_embeddings / "
+            f"original_max_position_embeddings, which must be >= 1, got "
+            f"{max_position_embeddings} / {L0}"
+        )
+    return max_position_embeddings / L0
 
 
 def _config_length(params: dict, max_position_embeddings):

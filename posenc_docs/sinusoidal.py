@@ -15,6 +15,7 @@ from posenc_docs import rope, scaling
 # --8<-- [start:checks]
 from posenc_docs._checks import (  # each raises TypeError/ValueError naming the arg
     checked_array,
+    checked_computable,
     checked_even,
     checked_int,
     checked_real,
@@ -265,6 +266,7 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
             `x` plus the rows, in the dtype of `x`.
         """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
+        checked_computable("x", x)  # x + the encoding is in x's dtype
         offset, T = checked_int("offset", offset, minimum=0), x.shape[-2]
         rows = self._rows(offset, T, x.dtype).to(device=x.device, dtype=x.dtype)
         return x + rows  # (..., T, d)

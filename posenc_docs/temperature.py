@@ -77,7 +77,10 @@ def llama4_attention_scale(positions, *, floor_scale=8192, attn_scale=0.1):
 def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1):
     r"""Torch twin of [`llama4_attention_scale`][] (same arguments, a tensor in).
 
-    Float32 (float64 for float64 positions), of the positions' shape and device.
+    Returns
+    -------
+    torch.Tensor
+        Float32 (float64 for float64 positions), of the positions' shape and device.
 
     Notes
     -----
@@ -100,7 +103,7 @@ def qwen_logn_scale(positions, *, seq_length=8192):
     positions : array
         Query positions p, from 0.
     seq_length : int, default 8192
-        `seq_length` in the config: the training length L (Qwen-7B: 8192).
+        `seq_length` in the config: the training length L >= 2 (Qwen-7B: 8192).
 
     Returns
     -------
@@ -126,7 +129,10 @@ def qwen_logn_scale(positions, *, seq_length=8192):
 def qwen_logn_scale_torch(positions, *, seq_length=8192):
     r"""Torch twin of [`qwen_logn_scale`][] (same arguments, a tensor in).
 
-    Float32 (float64 for float64 positions), of the positions' shape and device.
+    Returns
+    -------
+    torch.Tensor
+        Float32 (float64 for float64 positions), of the positions' shape and device.
 
     Notes
     -----
@@ -181,7 +187,12 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
 
 
 def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscale=1.0):
-    r"""Torch twin of [`yarn_logit_scale`][] (same arguments).
+    r"""Torch twin of [`yarn_logit_scale`][] (same arguments, a tensor in).
+
+    Returns
+    -------
+    torch.Tensor
+        Float32 (float64 for float64 positions), of the positions' shape and device.
 
     Notes
     -----

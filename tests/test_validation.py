@@ -499,16 +499,16 @@ EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
         (
             lambda: att.attention(np.ones((2, 4)), np.ones((0, 4)), np.ones((0, 4))),
             V,
-            "k",
+            "k must",
         ),
         (
             lambda: att.attention_torch(
                 torch.ones(2, 4), torch.ones(0, 4), torch.ones(0, 4)
             ),
             V,
-            "k",
+            "k must",
         ),
-        (lambda: rope.inv_freq(torch.tensor(8, device="meta")), T, "d"),
+        (lambda: rope.inv_freq(torch.tensor(8, device="meta")), T, "d must"),
     ],
 )
 def test_bad_input_a_differential_review_found_is_refused_by_name(call, error, name):
@@ -517,8 +517,82 @@ def test_bad_input_a_differential_review_found_is_refused_by_name(call, error, n
         call()
 
 
-def test_t5_buckets_of_uint64_distances_past_int64_do_not_wrap_to_the_past():
-    far = 2**63 + 5  # bidirectional: a key that far ahead is in the last bucket, 31
-    assert relative_bias.t5_relative_position_bucket(np.array([far], np.uint64)) == 31
-    ahead = torch.tensor([far, 5], dtype=torch.uint64)
-    assert relative_bias.t5_relative_position_bucket_torch(ahead).tolist() == [31, 21]
+def test_t5_buckets_of_distances_past_int64_do_not_wrap():
+    """A uint64 past 2**63 and int64's smallest (whose abs() wraps) land where the
+    farthest representable distances do, in both twins and both directions."""
+    unsigned = [2**63 + 5, 2**64 - 1, 5]
+    signed = [-(2**63), 2**63 - 1, -5]
+    for bidirectional, ahead, behind in [(True, 31, 15), (False, 0, 31)]:
+        expected_unsigned = [ahead, ahead, 21 if bidirectional else 0]
+        expected_signed = [behind, ahead, 5]
+        for bucket, to in [
+            (relative_bias.t5_relative_position_bucket, np.array),
+            (relative_bias.t5_relative_position_bucket_torch, torch.tensor),
+        ]:
+            got = bucket(to(unsigned, dtype=UINT64[to]), bidirectional=bidirectional)
+            assert got.tolist() == expected_unsigned, (bucket, bidirectional)
+            got = bucket(to(signed, dtype=INT64[to]), bidirectional=bidirectional)
+            assert got.tolist() == expected_signed, (bucket, bidirectional)
+
+
+UINT64 = {np.array: np.uint64, torch.tensor: torch.uint64}
+INT64 = {np.array: np.int64, torch.tensor: torch.int64}
+EIGHT_BIT_ROTATIONS = {
+    "apply_rope_torch half": lambda x: rope.apply_rope_torch(
+        x, torch.arange(4), layout="half"
+    ),
+    "apply_rope_torch interleaved": lambda x: rope.apply_rope_torch(x, torch.arange(4)),
+    "RotaryEmbedding": lambda x: rope.RotaryEmbedding(8)(x, x)[0],
+    "apply_mrope_torch": lambda x: mrope.apply_mrope_torch(
+        x, torch.zeros(3, 1, 1, 4, dtype=torch.long), mrope_section=[2, 1, 1]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", EIGHT_BIT_ROTATIONS)
+def test_rotations_take_float8_and_compute_in_float32(name):
+    """A rotation computes in float32 and casts back: float8 in, float8 out, equal
+    to rotating the float32 copy."""
+    x = torch.randn(1, 2, 4, 8, generator=torch.Generator().manual_seed(0))
+    eight = x.to(EIGHT_BITS)
+    out = EIGHT_BIT_ROTATIONS[name](eight)
+    assert out.dtype == EIGHT_BITS
+    wide = EIGHT_BIT_ROTATIONS[name](eight.float()).to(EIGHT_BITS)
+    assert torch.equal(out.float(), wide.float())
+
+
+def test_t5_bias_gathers_a_float8_table():
+    table = torch.randn(32, 2).to(EIGHT_BITS)
+    assert relative_bias.t5_bias_torch(table, 3, 3).dtype == EIGHT_BITS
+
+
+def test_attention_with_no_queries_returns_an_empty_result():
+    empty = (0, 4)
+    assert att.attention(*[np.ones(empty)] * 3).shape == empty
+    assert att.attention_torch(*[torch.ones(empty)] * 3).shape == empty
+    w = np.ones((4, 4))
+    assert att.self_attention(np.ones(empty), w, w, w).shape == empty
+
+
+@pytest.mark.parametrize(
+    "section", [(2, 1, 1), [2, 1, 1], np.array([2, 1, 1]), torch.tensor([2, 1, 1])]
+)
+def test_mrope_sections_come_as_any_sequence_of_ints(section):
+    assert mrope.mrope_pair_axes(section).tolist() == [0, 0, 1, 2]
+
+
+def test_yarn_without_factor_names_both_lengths_when_l0_is_longer():
+    with pytest.raises(ValueError, match=r"max_position_embeddings.*8192 / 16384"):
+        scaling.from_rope_scaling(
+            64,
+            1e4,
+            {**YARN_NO_FACTOR, "original_max_position_embeddings": 16384},
+            max_position_embeddings=8192,
+        )
+
+
+def test_yarn_ramp_bounds_are_floats_without_truncation():
+    low, high = scaling.yarn_ramp_bounds(
+        128, original_max_position_embeddings=100, truncate=False
+    )
+    assert (type(low), type(high)) == (float, float) and low == 0.0

@@ -11,7 +11,8 @@ MARKERS = ("o", "s", "^", "D", "v")
 
 
 def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
-    """Pairs that complete a turn within L, against the base, one curve per L."""
+    """Pairs that complete a turn within the training length L0, against the base,
+    one curve per L0."""
     bases = np.logspace(3.9, 7.5, 145)
     with themed(theme) as colors:
         fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
@@ -20,7 +21,7 @@ def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
                 part2_extension.turn_census(d, b, length).full_turn for b in bases
             ]
             ax.step(bases, turning, where="post", color=data_colour(k), linewidth=1.6,
-                    label=f"L = {length:,}")  # fmt: skip
+                    label=f"trained at {length:,}")  # fmt: skip
         for k, name in enumerate(names):
             m = models.get(name)
             c = part2_extension.turn_census(d, m.rope_theta, m.max_position_embeddings)
@@ -28,7 +29,7 @@ def census_by_base(d: int, lengths: tuple, names: tuple, *, theme: str):
                     color=colors["fg"], markersize=6, label=name)  # fmt: skip
         ax.set_xscale("log")
         ax.set_xlabel("RoPE base b (rope_theta, log)")
-        ax.set_ylabel(f"pairs of {d // 2} that turn within L")
+        ax.set_ylabel(f"pairs of {d // 2} that turn in training")
         ax.set_title(f"A larger base leaves more pairs short of a turn (d = {d})",
                      fontsize=11)  # fmt: skip
         ax.grid(True, alpha=0.6)

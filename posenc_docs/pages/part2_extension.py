@@ -2,7 +2,7 @@
 
 Every function takes plain numbers or a ``models.ModelConfig`` and returns
 numbers; pages call them from macros, examples print them. Notation as in
-`posenc_docs.scaling`: d rotary dim, b base, L training length,
+`posenc_docs.scaling`: d rotary dim, b base, L0 training length,
 theta_i = b^(-2i/d), lambda_i = 2*pi/theta_i.
 """
 

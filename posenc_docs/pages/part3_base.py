@@ -1,6 +1,6 @@
 """Numbers behind Part III, page 2: raising the RoPE base (``rope_theta``).
 
-Notation as in `posenc_docs.scaling`: d rotary dim, b base, L training length,
+Notation as in `posenc_docs.scaling`: d rotary dim, b base, L0 training length,
 theta_i = b^(-2i/d). The turn census is Part II's (``part2_extension.turn_census``).
 """
 

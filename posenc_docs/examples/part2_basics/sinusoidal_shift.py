@@ -15,7 +15,7 @@ print(f"max |M_1 PE(pos) - PE(pos+1)| over pos 0..999: {worst:.1e}")
 
 # One dimension alone: PE(0)[0] = sin 0 = 0, yet PE(1)[0] = sin 1.
 print(f"PE(0)[0] = {encode(0, d)[0]:.4f}, PE(1)[0] = {encode(1, d)[0]:.4f}")
-print("so no scalar a_1 gives PE(1)[0] = a_1 * PE(0)[0]")
+print("so no scalar a_0 gives PE(1)[0] = a_0 * PE(0)[0]")
 
 # Best affine fit PE(pos+1)[0] ~ a * PE(pos)[0] + b over 1,000 positions:
 now, later = pe[:1000, 0], pe[k:, 0]
