@@ -58,9 +58,9 @@ def t5_relative_position_bucket(
         Buckets in total (even and >= 4 when bidirectional, >= 2 otherwise).
     max_distance : int, default 128
         Distances from here on share the last bucket of their side (the log
-        formula would put them past it); more than the exact buckets, i.e.
-        > num_buckets/4 bidirectional, > num_buckets/2 otherwise. The log spacing
-        reaches that bucket earlier: at distance 91 for the defaults,
+        formula would put them past it); more than the exact buckets, which
+        number num_buckets/4 bidirectional and num_buckets/2 otherwise. The log
+        spacing reaches that bucket earlier: at distance 91 for the defaults,
         bidirectional.
 
     Returns

@@ -39,6 +39,16 @@ def test_api_page_shows_no_roles_double_backticks_or_raw_tex(site_dir, name):
 
 
 @pytest.mark.parametrize("name", PUBLIC)
+def test_no_docstring_line_becomes_a_quote(site_dir, name):
+    """A wrapped docstring line that starts with '>' ("> num_buckets/4") turns
+    into a Markdown quote."""
+    quotes = [
+        q.get_text(" ", strip=True) for q in article(site_dir, name)("blockquote")
+    ]
+    assert not quotes, f"api/{name}: docstring text rendered as a quote: {quotes}"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
 def test_api_page_math_is_typeset(site_dir, name):
     """Every module states its formulas in Notes, so every page has math."""
     assert article(site_dir, name).select(".katex"), f"api/{name}: no math"
