@@ -151,7 +151,7 @@ def checked_tensor(
     name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True, ndim=None
 ):
     """`x` if it is a torch tensor of at least `min_ndim` dims (exactly `ndim`, if
-    given), and of a dtype torch computes in.
+    given); float8 passes (see `checked_computable`).
 
     As in `checked_array`, booleans and complex numbers are not numbers.
     """
