@@ -1,7 +1,8 @@
 """T5's bucketed relative position bias (Raffel et al., JMLR 2020).
 
-T5 adds no vector to the tokens. Each attention layer adds a learned scalar
-`table[bucket(j - i), h]` to the logit of query i and key j in head h. The
+T5 adds no vector to the tokens. Every attention layer adds a learned scalar
+`table[bucket(j - i), h]` to the logit of query i and key j in head h; the table
+is learned by the first layer of each stack and shared by the others. The
 bucket of a signed distance is exact for short distances and logarithmic up to
 `max_distance`, beyond which all distances share one bucket.
 `t5_relative_position_bucket` (NumPy) and its torch twin
@@ -159,7 +160,8 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     Parameters
     ----------
     table : array of shape (num_buckets, n_heads)
-        The layer's learned biases (HF `relative_attention_bias.weight`).
+        The learned biases (HF `relative_attention_bias.weight`, held by the
+        first layer of each stack and used by all of its layers).
     q_len : int
         Number of queries; they are the *last* `q_len` key positions.
     k_len : int

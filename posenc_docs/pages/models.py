@@ -331,8 +331,9 @@ _ENTRIES = [
         checked="Hub copies of the config (_name_or_path meta-llama/Llama-3.1-8B)",
         extra={"num_key_value_heads": 8},
         trained_length=131072,
-        trained_length_source="Llama Team 2024, The Llama 3 Herd of Models, "
-        "section 3.4.2 (8K to 128K in six stages, about 800B tokens)",
+        trained_length_source="Meta's Llama 3.1 model card (context length 128k for "
+        "the 8B, 70B and 405B); the schedule, 8K to 128K in six stages on about 800B "
+        "tokens, is given for the 405B (The Llama 3 Herd of Models, section 3.4.2)",
     ),
     ModelConfig(
         name="Llama-3.2-1B",
