@@ -54,6 +54,9 @@ def test_entropy_rate_and_window_floor_match_brute_force(order):
     for length in (1, 2, 5):  # prediction t has read t + 1 tokens
         expected = conditional[1 : length + 1].mean()
         assert data.window_floor(table, length) == pytest.approx(expected, abs=1e-10)
+    for c in range(4):  # c tokens read: token frequencies alone for c = 0
+        got = data.context_entropy(table, c)
+        assert got == pytest.approx(conditional[c], abs=1e-10)
 
 
 def test_entropy_rate_matches_a_sampled_estimate():

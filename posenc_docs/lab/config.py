@@ -67,7 +67,7 @@ class PasskeyConfig(Config):
     key_vocab: int = 10  # the digits: tokens the filler never uses
     answer_weight: float = 5.0  # loss = LM loss + 5 x loss on the answer
     depths: tuple = (0.0, 0.25, 0.5, 0.75, 1.0)  # 0: first token, 1: just before
-    eval_per_cell: int = 6  # sequences per (length, depth), the same for all
+    eval_per_cell: int = 30  # sequences per (length, depth), the same for all
 
     @property
     def model_vocab(self) -> int:

@@ -94,22 +94,39 @@ def _entropy(p: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
+def context_entropy(table: np.ndarray, c: int) -> float:
+    """Best loss (nats) of a prediction that has read the ``c`` tokens before it.
+
+    Notes
+    -----
+    ``H(X_c | X_0 .. X_{c-1})`` from the stationary marginals: c = 0 predicts
+    from token frequencies alone; from c = k on it is the entropy rate ``H``.
+    """
+    if c >= table.ndim - 1:
+        return entropy_rate(table)
+    pi = stationary(table)  # (V,) * k, the last k tokens
+
+    def joint(n):  # H(X_0 .. X_{n-1}): the marginal of n consecutive tokens
+        return _entropy(pi.sum(axis=tuple(range(pi.ndim - n)))) if n else 0.0
+
+    return joint(c + 1) - joint(c)
+
+
 def window_floor(table: np.ndarray, length: int) -> float:
     """Best mean loss (nats) of ``length`` next-token predictions from scratch.
 
     Notes
     -----
     Prediction t of a window (t = 0 .. length-1) has read t + 1 tokens. With
-    c < k tokens read, the best loss is ``H(X_c | X_0 .. X_{c-1})``, from the
-    stationary marginals; with c >= k it is the entropy rate ``H``. So the
+    c < k tokens read, the best loss is ``H(X_c | X_0 .. X_{c-1})``
+    (`context_entropy`); with c >= k it is the entropy rate ``H``. So the
     window mean is a little above ``H`` and falls towards it as length grows.
     """
     if length < 1:
         raise ValueError(f"length must be >= 1, got {length}")
-    order, pi = table.ndim - 1, stationary(table)
-    joint = [_entropy(pi.sum(axis=tuple(range(order - c)))) for c in range(1, order)]
-    joint = [*joint, _entropy(pi)]  # H(X_0 .. X_{c-1}) for c = 1 .. k
-    short = [joint[c] - joint[c - 1] for c in range(1, min(order, length + 1))]
+    short = [
+        context_entropy(table, c) for c in range(1, min(table.ndim - 1, length + 1))
+    ]
     return (sum(short) + (length - len(short)) * entropy_rate(table)) / length
 
 
