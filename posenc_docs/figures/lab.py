@@ -312,9 +312,9 @@ FIGURES = [
             "and with Llama 3.1's rule, all zero-shot; then after a short "
             "fine-tune at 4 L, plain, with PI and with YaRN. Each cell prints its "
             "mean accuracy in percent. At 16 L only zero-shot YaRN still finds "
-            "most keys, though none planted just before the question; dynamic NTK "
-            "and Llama 3.1 find at most a third, PI and NTK-aware few, unchanged "
-            "RoPE none. Fine-tuned PI misses most keys even at L."
+            "most keys overall, though few planted just before the question; "
+            "dynamic NTK and Llama 3.1 find under a third, PI and NTK-aware few, "
+            "unchanged RoPE almost none. Fine-tuned PI misses most keys even at L."
         ),
     ),
 ]

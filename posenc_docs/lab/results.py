@@ -10,9 +10,12 @@ the helpers return the mean over seeds, and ``*_range`` the (min, max).
 """
 
 import json
+import math
 from importlib import resources
 from pathlib import Path
 from statistics import fmean
+
+from posenc_docs.lab import data
 
 RESULTS = "results.json"
 LABELS = {
@@ -134,6 +137,31 @@ def floor_perplexity(multiple: int = 1, results=None) -> float:
     length = multiple * section["config"]["train_len"]
     rows = section["source"]["floor"]
     return next(r for r in rows if r["length"] == length)["perplexity"]
+
+
+def context_perplexity(c: int, results=None) -> float:
+    """Best perplexity of a prediction that has read the ``c`` tokens before it, in
+    the committed run's language: c = 0 is the token frequencies alone."""
+    s = settings(results=results)
+    table = data.transition_table(
+        s["vocab"], s["order"], s["concentration"], s["data_seed"]
+    )
+    return math.exp(data.context_entropy(table, c))
+
+
+def floor_share_of_gain(name: str, multiple: int, results=None) -> float:
+    """The share of ``name``'s fall in log perplexity from L to ``multiple`` L
+    (mean over seeds) that the window floor's own fall accounts for."""
+    falls = [
+        math.log(short) - math.log(long)
+        for short, long in zip(
+            perplexities(name, 1, results),
+            perplexities(name, multiple, results),
+            strict=True,
+        )
+    ]
+    floor = math.log(floor_perplexity(1, results) / floor_perplexity(multiple, results))
+    return floor / (sum(falls) / len(falls))
 
 
 def provenance(results=None) -> dict:

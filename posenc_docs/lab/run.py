@@ -114,7 +114,8 @@ def _label(job: dict) -> str:
 
 
 def _minutes(seconds: float) -> str:
-    return f"{int(seconds // 60)}:{round(seconds % 60):02d}"
+    minutes, rest = divmod(round(seconds), 60)  # 479.6 s is 8:00, not 7:60
+    return f"{minutes}:{rest:02d}"
 
 
 def execute(jobs: list, workers: int, log) -> tuple:
