@@ -556,6 +556,57 @@ def test_wavelength_chart_labels_one_line_at_factor_1(guarded, site_url):
     assert tab.errors == []
 
 
+def type_into(page, label, text):
+    """Type ``text`` key by key, as a reader does; fill() refuses non-numbers."""
+    field = page.get_by_label(label, exact=True)
+    field.fill("")
+    field.press_sequentially(text)
+    field.press("Enter")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_refused_field_says_what_it_held_and_shows_it(guarded, site_url, scheme):
+    """A number input reads "" for text it cannot parse: the note must not call
+    "1-2" empty, a whole-number field gives its range, and the refused border is
+    at least 3:1 against the page (Material's del colour was 1.2:1)."""
+    page = open_widget(guarded, site_url, EXPLORER, color_scheme=scheme).page
+    type_into(page, "Base", "1-2")
+    assert page.get_by_text(
+        "text that is not a number refused, still using"
+    ).is_visible()
+    type_into(page, "Dimension d", "")
+    note = "d must be an even whole number from 8 to 512; an empty field refused."
+    assert page.get_by_text(note).is_visible()
+    border, background = page.evaluate(
+        """() => [getComputedStyle(document.querySelector('.pw-refused input'))
+                    .borderTopColor,
+                  getComputedStyle(document.body).backgroundColor]"""
+    )
+    assert contrast(border, background) >= 3, (border, background)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_selected_tab_is_marked_at_3_to_1(guarded, site_url, scheme):
+    page = open_widget(guarded, site_url, EXPLORER, color_scheme=scheme).page
+    line, background = page.evaluate(
+        """() => [getComputedStyle(document.querySelector(
+                    '.pw-tabs [aria-selected=true]')).borderBottomColor,
+                  getComputedStyle(document.body).backgroundColor]"""
+    )
+    assert contrast(line, background) >= 3, (line, background)
+
+
+def test_edge_counts_are_worded_for_one(guarded, site_url):
+    page = open_widget(guarded, site_url, EXPLORER).page
+    page.get_by_role("tab", name="ALiBi").click()
+    set_field(page, "Heads", 3)
+    assert page.get_by_text("then one more, 2^(−4/2), steeper than all 2.").is_visible()
+    page.get_by_role("tab", name="Learned").click()
+    set_field(page, "Rows in the table (max_len)", 1)
+    words = "max_len\u00a0=\u00a01: one row, for position 0."
+    assert page.get_by_text(words).first.is_visible()
+
+
 def test_context_extension_bad_input(guarded, site_url):
     tab = open_widget(guarded, site_url, EXTENSION)
     page = tab.page

@@ -14,6 +14,17 @@ import {
 
 const LIMITS = { d: [8, 512], n: [2, 1024], heads: [1, 64], maxLen: [1, 8192] };
 const SHIFT = 1000; // RoPE: both positions moved by this much give the same score
+/** The rows of a learned table of `maxLen` rows, in words. */
+function rowSpan(maxLen) {
+  return maxLen === 1 ? "one row, for position 0" : `rows 0\u2013${maxLen - 1}`;
+}
+
+/** How a head count that is not a power of two gets its last `extra` slopes. */
+function oddPowers(extra, c) {
+  if (extra === 1) return `one more, 2^(\u22124/${c}), steeper than all ${c}.`;
+  return `the first ${extra} odd powers of 2^(\u22124/${c}): the first is steeper than all ${c}, the others fall between them.`;
+}
+
 const LEARNED_STD = 0.02; // N(0, 0.02^2) rows, as a freshly initialised GPT-2/BERT table
 const FAR_START = 5000; // the similarity curves' fixed far start, as the static figure's
 const TAP_SLOP = 10; // CSS px a finger may move between touching and lifting and still tap
@@ -129,7 +140,7 @@ export function mount(root) {
     const c = 2 ** Math.floor(Math.log2(state.heads));
     w.alibi.rule.textContent = c === state.heads
       ? `${state.heads} is a power of two: slopes 2^(\u22128k/${c}) for k\u00a0=\u00a01\u00a0\u2026\u00a0${c}.`
-      : `${state.heads} is not a power of two: the ${c} slopes for ${c} heads, then the first ${state.heads - c} odd powers of 2^(\u22124/${c}): the first is steeper than all ${c}, the others fall between them.`;
+      : `${state.heads} is not a power of two: the ${c} slopes for ${c} heads, then ${oddPowers(state.heads - c, c)}`;
     drawAlibi(w.alibi.canvas, slopes, state, colours);
     w.alibi.legend.replaceChildren(...alibiLegend(slopes, colours));
   }
@@ -144,8 +155,8 @@ export function mount(root) {
       node.dataset.position = p;
       const row = Array.from({ length: Math.min(d, 4) }, (_, j) => fixed(LEARNED_STD * fixedNormal(7, p * d + j), 4));
       node.textContent = p < maxLen
-        ? `Position ${name}\u00a0=\u00a0${p}: row ${p} of rows 0\u2013${maxLen - 1}, starting ${row.join(", ")}, \u2026`
-        : `No row for position ${name}\u00a0=\u00a0${p}: the table has max_len\u00a0=\u00a0${maxLen} rows (positions 0\u2013${maxLen - 1}). The lookup fails; nothing can be added to this token.`;
+        ? `Position ${name}\u00a0=\u00a0${p}: row ${p} of ${rowSpan(maxLen)}, starting ${row.join(", ")}, \u2026`
+        : `No row for position ${name}\u00a0=\u00a0${p}: the table has max_len\u00a0=\u00a0${maxLen}: ${rowSpan(maxLen)}. The lookup fails; nothing can be added to this token.`;
     }
   }
 

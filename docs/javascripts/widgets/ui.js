@@ -73,7 +73,9 @@ export function numberField({ label, value, min, max, step = 1, parse, onValue, 
   let written = null; // a value we wrote back; re-reading it must keep the note
   const apply = () => {
     if (input.value === written) return;
-    const result = parse(input.value);
+    // A number input reads "" for text it cannot parse ("1-2", "1e309"): badInput
+    // says the reader did type something, so the note does not call it empty.
+    const result = parse(input.value, { typed: input.validity.badInput });
     note.textContent = result.note || "";
     input.setAttribute("aria-invalid", result.value == null ? "true" : "false");
     wrap.classList.toggle("pw-refused", result.value == null);
@@ -87,11 +89,21 @@ export function numberField({ label, value, min, max, step = 1, parse, onValue, 
   return { wrap, input, note, set: (v) => { input.value = v; } };
 }
 
+/** What a refused field held: the text, or why there is none to quote. */
+function refusedText(raw, typed) {
+  if (raw.trim() !== "") return raw;
+  return typed ? "text that is not a number" : "an empty field";
+}
+
 /** Parser for whole numbers in [lo, hi]; `even` rounds odd values up to even. */
 export function integerParser(name, lo, hi, { even = false } = {}) {
-  return (raw) => {
+  const range = `${lo.toLocaleString("en-US")} to ${hi.toLocaleString("en-US")}`;
+  return (raw, { typed = false } = {}) => {
     const x = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(x)) return { value: null, note: `${name} must be a number.` };
+    if (raw.trim() === "" || !Number.isFinite(x)) {
+      const kind = even ? "an even whole number" : "a whole number";
+      return { value: null, note: `${name} must be ${kind} from ${range}; ${refusedText(raw, typed)} refused.` };
+    }
     let v = Math.round(x), notes = [];
     if (v !== x) notes.push(`${raw} is not a whole number: using ${v}.`);
     if (even && v % 2) {
@@ -115,10 +127,10 @@ export function startValue(raw, parse, fallback) {
 
 /** Parser for a RoPE/sinusoidal base: refused unless finite and > 1. */
 export function baseParser(current) {
-  return (raw) => {
+  return (raw, { typed = false } = {}) => {
     const x = Number(raw);
     if (raw.trim() === "" || !Number.isFinite(x) || x <= 1) {
-      return { value: null, note: `Base must be a number greater than 1; ${raw || "empty"} refused, still using ${sig(current())}.` };
+      return { value: null, note: `Base must be a number greater than 1; ${refusedText(raw, typed)} refused, still using ${sig(current())}.` };
     }
     return { value: x, note: "" };
   };
