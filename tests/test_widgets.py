@@ -596,6 +596,17 @@ def test_the_selected_tab_is_marked_at_3_to_1(guarded, site_url, scheme):
     assert contrast(line, background) >= 3, (line, background)
 
 
+def test_a_negative_rope_offset_says_it_is_off_the_chart(guarded, site_url):
+    """The RoPE chart's offsets start at 0: with B < A the readout's offset has
+    no dot on the chart, and says so."""
+    page = open_widget(guarded, site_url, EXPLORER).page
+    page.get_by_role("tab", name="RoPE").click()
+    page.get_by_label("Position A", exact=True).fill("100")
+    page.get_by_label("Position B", exact=True).fill("10")
+    where = page.locator("[data-readout=rope-score]").locator("xpath=..")
+    assert "= −90, left of the chart)" in where.inner_text().replace("\u00a0", " ")
+
+
 def test_edge_counts_are_worded_for_one(guarded, site_url):
     page = open_widget(guarded, site_url, EXPLORER).page
     page.get_by_role("tab", name="ALiBi").click()

@@ -122,7 +122,9 @@ export function mount(root) {
     const shifted = dot(rotate(q, b + SHIFT, omega), rotate(key, a + SHIFT, omega));
     show(w.rope.score, score, fixed(score, 4));
     show(w.rope.shifted, shifted, fixed(shifted, 4));
-    w.rope.where.textContent = `Score, query at ${b}, key at ${a} (m\u00a0\u2212\u00a0n\u00a0=\u00a0${fixed(b - a, 0)}):`;
+    // The chart's offsets start at 0: a query before its key has no dot on it.
+    const offChart = b < a ? ", left of the chart" : "";
+    w.rope.where.textContent = `Score, query at ${b}, key at ${a} (m\u00a0\u2212\u00a0n\u00a0=\u00a0${fixed(b - a, 0)}${offChart}):`;
     w.rope.whereShifted.textContent = `both moved by ${SHIFT}, query at ${b + SHIFT}, key at ${a + SHIFT}:`;
     w.rope.panel.dataset.base = base;
     drawRope(w.rope.canvas, derived, state, colours);
