@@ -444,6 +444,8 @@ def test_committed_passkey_results_support_what_the_page_says():
             apart = {name, other} == {"learned", "sinusoidal"}
             assert name == other or overlap(name, other, 1, acc_range) != apart
     assert below("learned", "sinusoidal", 1, acc_range)
+    by_depth = [lab.accuracy("rope", 1, depth) for depth in range(len(PASSKEY.depths))]
+    assert by_depth[-1] == min(by_depth) < lab.accuracy("rope", 1)  # "the hardest"
     # "lose the key": no seed finds more than 2% past L
     assert all(lab.accuracy_range("sinusoidal", m)[1] <= 0.02 for m in (2, 4, 8, 16))
     rope = [lab.accuracy("rope", m) for m in FULL["passkey"].eval_multiples]
@@ -480,6 +482,19 @@ def test_dynamic_ntk_with_factor_one_is_static_ntk_at_the_running_factor():
         )[0]  # fmt: skip
         static = scaling.from_rope_scaling(d, 1e4, {"rope_type": "ntk", "factor": s})
         np.testing.assert_allclose(dynamic, static[0], rtol=1e-12)
+
+
+def test_the_labs_yarn_ramp_and_logit_growth_are_what_the_page_says():
+    """The page: even the fastest pair turns fewer than 32 times within L0 = L
+    (so the ramp starts at pair 0), and YaRN's logits grow by (0.1 ln s + 1)^2."""
+    s = lab.settings()
+    d, length = s["d_model"] // s["n_head"], s["train_len"]
+    assert length / (2 * math.pi) < 32  # pair 0 turns once per 2 pi tokens
+    low, high = lab.yarn_ramp()
+    assert low == 0 < high < d // 2
+    for multiple in (4, 16):
+        growth = (0.1 * math.log(multiple) + 1) ** 2
+        assert lab.yarn_logit_growth(multiple) == pytest.approx(growth, rel=1e-12)
 
 
 def test_minutes_carry_into_the_next_minute():

@@ -37,6 +37,8 @@ from posenc_docs.lab.results import (
     settings,
     source,
     speed_range,
+    yarn_logit_growth,
+    yarn_ramp,
 )
 from posenc_docs.lab.tables import (
     config_table,
@@ -80,5 +82,7 @@ __all__ = [
     "speed_table",
     "tables",
     "window_ratio",
+    "yarn_logit_growth",
     "yarn_passkey_table",
+    "yarn_ramp",
 ]

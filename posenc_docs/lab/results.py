@@ -174,6 +174,34 @@ def source(results=None) -> dict:
     return (results or load_results())["perplexity"]["source"]
 
 
+def _yarn(multiple: int, results=None) -> tuple:
+    """The lab's YaRN at ``multiple`` x L: (ramp bounds, attention factor), as
+    `train.use_rope_scaling` builds it (imports torch, so only when called)."""
+    from posenc_docs import scaling
+    from posenc_docs.lab.config import ROPE_BASE
+
+    s = settings(results=results)
+    d, length = s["d_model"] // s["n_head"], s["train_len"]
+    ramp = scaling.yarn_ramp_bounds(
+        d, ROPE_BASE, original_max_position_embeddings=length
+    )
+    yarn = {"rope_type": "yarn", "factor": float(multiple)}
+    factor = scaling.from_rope_scaling(
+        d, ROPE_BASE, yarn, max_position_embeddings=length
+    )[1]
+    return ramp, factor
+
+
+def yarn_ramp(results=None) -> tuple:
+    """The pairs between which the lab's YaRN ramps (its defaults, TinyGPT's head)."""
+    return _yarn(1, results)[0]
+
+
+def yarn_logit_growth(multiple: int, results=None) -> float:
+    """How much the lab's YaRN multiplies the logits at ``multiple`` x L."""
+    return _yarn(multiple, results)[1] ** 2
+
+
 def dynamic_slow_down(multiple: int, results=None) -> float:
     """How much the lab's dynamic NTK slows the slowest pair at ``multiple`` x L.
 
