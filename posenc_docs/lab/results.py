@@ -174,14 +174,19 @@ def source(results=None) -> dict:
     return (results or load_results())["perplexity"]["source"]
 
 
+def head_width(results=None) -> int:
+    """Features per attention head of the lab's TinyGPT (d_model / n_head)."""
+    s = settings(results=results)
+    return s["d_model"] // s["n_head"]
+
+
 def _yarn(multiple: int, results=None) -> tuple:
     """The lab's YaRN at ``multiple`` x L: (ramp bounds, attention factor), as
     `train.use_rope_scaling` builds it (imports torch, so only when called)."""
     from posenc_docs import scaling
     from posenc_docs.lab.config import ROPE_BASE
 
-    s = settings(results=results)
-    d, length = s["d_model"] // s["n_head"], s["train_len"]
+    d, length = head_width(results), settings(results=results)["train_len"]
     ramp = scaling.yarn_ramp_bounds(
         d, ROPE_BASE, original_max_position_embeddings=length
     )
@@ -212,8 +217,7 @@ def dynamic_slow_down(multiple: int, results=None) -> float:
     from posenc_docs.lab.config import ROPE_BASE
     from posenc_docs.pages.part2_extension import dynamic_slow_down as slow_down
 
-    s = settings(results=results)
-    d, length = s["d_model"] // s["n_head"], s["train_len"]
+    d, length = head_width(results), settings(results=results)["train_len"]
     return slow_down(d, ROPE_BASE, float(multiple), length, multiple * length)
 
 
