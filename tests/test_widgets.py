@@ -607,6 +607,21 @@ def test_a_negative_rope_offset_says_it_is_off_the_chart(guarded, site_url):
     assert "= −90, left of the chart)" in where.inner_text().replace("\u00a0", " ")
 
 
+@pytest.mark.parametrize("tab_name", ["RoPE", "Learned"])
+def test_moving_a_position_does_not_move_the_page_below_on_a_phone(
+    guarded, site_url, tab_name
+):
+    """The readouts under the charts wrap differently as their numbers change:
+    they keep room for their longer text, so the widget's height stays put."""
+    page = open_widget(guarded, site_url, EXPLORER, width=390).page
+    page.get_by_role("tab", name=tab_name).click()
+    heights = set()
+    for a in range(0, 128, 7):
+        page.get_by_label("Position A", exact=True).fill(str(a))
+        heights.add(page.locator(".posenc-widget").bounding_box()["height"])
+    assert len(heights) == 1, sorted(heights)
+
+
 def test_edge_counts_are_worded_for_one(guarded, site_url):
     page = open_widget(guarded, site_url, EXPLORER).page
     page.get_by_role("tab", name="ALiBi").click()
