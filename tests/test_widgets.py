@@ -556,6 +556,27 @@ def test_wavelength_chart_labels_one_line_at_factor_1(guarded, site_url):
     assert tab.errors == []
 
 
+@pytest.mark.parametrize(
+    ("base", "log2_length", "factor"), [(500000, 13, 2), (1e6, 15, 2), (1e4, 12, 64)]
+)
+def test_wavelength_chart_line_labels_clear_both_lines(
+    guarded, site_url, base, log2_length, factor
+):
+    """Llama 3 8B and Qwen2.5 at factor 2: the s L0 line is a few pixels above L0's,
+    and struck through L0's label. No line label may cross either line."""
+    page = open_widget(guarded, site_url, EXTENSION, width=390).page
+    set_field(page, "Base", base)
+    page.get_by_label("Training length", exact=True).fill(str(log2_length))
+    page.get_by_label("Factor", exact=True).fill(str(factor))
+    chart = page.locator(".pw canvas").first
+    boxes = json.loads(chart.get_attribute("data-line-labels"))
+    ys = json.loads(chart.get_attribute("data-line-ys"))
+    for label, top, bottom in boxes:
+        assert not any(top < y < bottom for y in ys), (label, top, bottom, ys)
+    (_, top_a, bottom_a), (_, top_b, bottom_b) = boxes
+    assert bottom_a <= top_b or bottom_b <= top_a, boxes  # the labels do not overlap
+
+
 def type_into(page, label, text):
     """Type ``text`` key by key, as a reader does; fill() refuses non-numbers."""
     field = page.get_by_label(label, exact=True)

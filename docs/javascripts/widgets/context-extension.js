@@ -166,6 +166,11 @@ function drawWavelengths(canvas, wavelength, { d, L0, s }, colours) {
   // At s = 1 the two lines are one: one label, not two drawn on top of each other.
   const lines = s === 1 ? [[L0, "L\u2080 = s\u00b7L\u2080", []]] : [[L0, "L\u2080", []], [s * L0, "s\u00b7L\u2080", [5, 4]]];
   declare(canvas, { lines: JSON.stringify(lines.map(([, label]) => label)) }); // as axes() records its labels
+  // s·L₀'s line is above L₀'s; when it is closer than a label's height, L₀'s
+  // label goes under its own line instead of under the other one.
+  const size = parseFloat(ctx.font) || 11;
+  const crowded = s !== 1 && frame.y(L0) - frame.y(s * L0) < size + 6;
+  const boxes = [];
   for (const [value, label, dash] of lines) {
     ctx.strokeStyle = colours.a;
     ctx.lineWidth = 1.5;
@@ -174,9 +179,14 @@ function drawWavelengths(canvas, wavelength, { d, L0, s }, colours) {
     ctx.setLineDash([]);
     ctx.fillStyle = colours.fg;
     ctx.textAlign = "left";
-    ctx.textBaseline = "bottom";
-    ctx.fillText(label, frame.left + 4, frame.y(value) - 2);
+    const under = crowded && value === L0;
+    ctx.textBaseline = under ? "top" : "bottom";
+    const y = frame.y(value) + (under ? 2 : -2);
+    ctx.fillText(label, frame.left + 4, y);
+    const top = under ? y : y - size;
+    boxes.push([label, top, top + size]);
   }
+  declare(canvas, { lineLabels: JSON.stringify(boxes), lineYs: JSON.stringify(lines.map(([v]) => frame.y(v))) });
   polyline(ctx, frame, n, (i) => i, (i) => wavelength[i], { colour: colours.b, width: 2 });
 }
 
