@@ -293,7 +293,7 @@ FIGURES = [
             "before the question), columns the sequence length from L to 16 L. "
             "Each cell prints its mean accuracy over three seeds in percent, on a "
             "dark-blue (0) to yellow (100) scale; the learned model's cells past "
-            "L are empty, marked with a dash. Sinusoidal finds nothing past L, "
+            "L are empty, marked with a dash. Sinusoidal finds almost nothing past L, "
             "RoPE fades from 2 L and finds almost nothing from 8 L, and ALiBi "
             "keeps finding the keys planted just "
             "before the question at every length while losing those far back."

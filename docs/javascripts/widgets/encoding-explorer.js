@@ -16,12 +16,12 @@ const LIMITS = { d: [8, 512], n: [2, 1024], heads: [1, 64], maxLen: [1, 8192] };
 const SHIFT = 1000; // RoPE: both positions moved by this much give the same score
 /** The rows of a learned table of `maxLen` rows, in words. */
 function rowSpan(maxLen) {
-  return maxLen === 1 ? "one row, for position 0" : `rows 0\u2013${maxLen - 1}`;
+  return maxLen === 1 ? "one row, position 0" : `rows 0\u2013${maxLen - 1}`;
 }
 
 /** How a head count that is not a power of two gets its last `extra` slopes. */
 function oddPowers(extra, c) {
-  if (extra === 1) return `one more, 2^(\u22124/${c}), steeper than all ${c}.`;
+  if (extra === 1) return `one more, 2^(\u22124/${c}), steeper than ${c === 2 ? "both" : `all ${c}`}.`;
   return `the first ${extra} odd powers of 2^(\u22124/${c}): the first is steeper than all ${c}, the others fall between them.`;
 }
 
@@ -157,8 +157,8 @@ export function mount(root) {
       node.dataset.position = p;
       const row = Array.from({ length: Math.min(d, 4) }, (_, j) => fixed(LEARNED_STD * fixedNormal(7, p * d + j), 4));
       node.textContent = p < maxLen
-        ? `Position ${name}\u00a0=\u00a0${p}: row ${p} of ${rowSpan(maxLen)}, starting ${row.join(", ")}, \u2026`
-        : `No row for position ${name}\u00a0=\u00a0${p}: the table has max_len\u00a0=\u00a0${maxLen}: ${rowSpan(maxLen)}. The lookup fails; nothing can be added to this token.`;
+        ? `Position ${name}\u00a0=\u00a0${p}: ${maxLen === 1 ? "the table\u2019s only row" : `row ${p} of ${rowSpan(maxLen)}`}, starting ${row.join(", ")}, \u2026`
+        : `No row for position ${name}\u00a0=\u00a0${p}: the table has max_len\u00a0=\u00a0${maxLen} (${rowSpan(maxLen)}). The lookup fails; nothing can be added to this token.`;
     }
   }
 

@@ -56,7 +56,7 @@ export function show(node, value, text) {
 }
 
 /**
- * A labelled number input. `parse(raw)` returns {value, note} (value null = refused,
+ * A labelled number input. `parse(raw, {typed})` returns {value, note} (value null = refused,
  * note = what was changed and why). `onValue(value)` runs for each accepted value,
  * on Enter or change only: applied keystroke by keystroke, typing 1000 into
  * Positions would clamp "1" first and move the positions that depend on it.
