@@ -180,31 +180,35 @@ def head_width(results=None) -> int:
     return s["d_model"] // s["n_head"]
 
 
-def _yarn(multiple: int, results=None) -> tuple:
-    """The lab's YaRN at ``multiple`` x L: (ramp bounds, attention factor), as
-    `train.use_rope_scaling` builds it (imports torch, so only when called)."""
-    from posenc_docs import scaling
-    from posenc_docs.lab.config import ROPE_BASE
-
-    d, length = head_width(results), settings(results=results)["train_len"]
-    ramp = scaling.yarn_ramp_bounds(
-        d, ROPE_BASE, original_max_position_embeddings=length
-    )
-    yarn = {"rope_type": "yarn", "factor": float(multiple)}
-    factor = scaling.from_rope_scaling(
-        d, ROPE_BASE, yarn, max_position_embeddings=length
-    )[1]
-    return ramp, factor
+def _rope_shape(results=None) -> tuple[int, int]:
+    """(head width, training length L) of the lab's RoPE model."""
+    return head_width(results), settings(results=results)["train_len"]
 
 
 def yarn_ramp(results=None) -> tuple:
-    """The pairs between which the lab's YaRN ramps (its defaults, TinyGPT's head)."""
-    return _yarn(1, results)[0]
+    """The pairs between which the lab's YaRN ramps (its defaults, TinyGPT's head).
+    Imports torch (through `posenc_docs.scaling`), so only when called."""
+    from posenc_docs import scaling
+    from posenc_docs.lab.config import ROPE_BASE
+
+    d, length = _rope_shape(results)
+    return scaling.yarn_ramp_bounds(
+        d, ROPE_BASE, original_max_position_embeddings=length
+    )
 
 
 def yarn_logit_growth(multiple: int, results=None) -> float:
-    """How much the lab's YaRN multiplies the logits at ``multiple`` x L."""
-    return _yarn(multiple, results)[1] ** 2
+    """How much the lab's YaRN multiplies the logits at ``multiple`` x L: its
+    attention factor squared, as `train.use_rope_scaling` builds it."""
+    from posenc_docs import scaling
+    from posenc_docs.lab.config import ROPE_BASE
+
+    d, length = _rope_shape(results)
+    yarn = {"rope_type": "yarn", "factor": float(multiple)}
+    factor = scaling.from_rope_scaling(
+        d, ROPE_BASE, yarn, max_position_embeddings=length
+    )
+    return factor[1] ** 2
 
 
 def dynamic_slow_down(multiple: int, results=None) -> float:
@@ -217,7 +221,7 @@ def dynamic_slow_down(multiple: int, results=None) -> float:
     from posenc_docs.lab.config import ROPE_BASE
     from posenc_docs.pages.part2_extension import dynamic_slow_down as slow_down
 
-    d, length = head_width(results), settings(results=results)["train_len"]
+    d, length = _rope_shape(results)
     return slow_down(d, ROPE_BASE, float(multiple), length, multiple * length)
 
 
