@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import build_cache  # hooks/build_cache.py
+import katex_fonts  # hooks/katex_fonts.py
 from mkdocs.exceptions import PluginError
 
 SCRIPT = Path(__file__).with_name("katex_render.mjs")
@@ -162,30 +163,30 @@ def render_notebook_cells(page_html: str, renderer: KatexRenderer, where: str) -
     )
 
 
-PRELOADED_FONTS = ("KaTeX_Main-Regular", "KaTeX_Math-Italic")  # on every math page
-
-
-def with_font_preloads(page_html: str, page_url: str) -> str:
-    """Preload KaTeX's two everyday fonts on a page with math: no shift on load."""
-    if 'class="katex"' not in page_html:
-        return page_html
+def with_font_preloads(page_html: str, page_url: str, fonts: list[str]) -> str:
+    """Preload the KaTeX ``fonts`` (file stems) the page's math is set in: each
+    starts with the stylesheet, not after the first layout, so no formula moves
+    the text around it when its font arrives (`katex_fonts`)."""
     here = posixpath.dirname(page_url + "x") or "."
     links = "".join(
         f'<link rel="preload" as="font" type="font/woff2" crossorigin href="'
         f'{posixpath.relpath(f"assets/katex/fonts/{name}.woff2", here)}">'
-        for name in PRELOADED_FONTS
+        for name in fonts
     )
     return page_html.replace("</head>", links + "</head>", 1)
 
 
 _renderer: KatexRenderer | None = None
+_stylesheet: katex_fonts.Stylesheet | None = None
 
 
 def on_pre_build(config):
-    global _renderer
+    global _renderer, _stylesheet
     project_dir = Path(config.config_file_path).parent
     store = build_cache.Store(project_dir / ".cache" / "katex")
     _renderer = KatexRenderer(project_dir, store)
+    css = project_dir / "node_modules" / "katex" / "dist" / "katex.min.css"
+    _stylesheet = katex_fonts.Stylesheet(css.read_text(encoding="utf-8"))
 
 
 def on_post_page(output, page, config):
@@ -193,7 +194,8 @@ def on_post_page(output, page, config):
     output = render_arithmatex(output, _renderer, where)
     if where.startswith("notebooks/"):
         output = render_notebook_cells(output, _renderer, where)
-    return with_font_preloads(output, page.url)
+    fonts = katex_fonts.fonts_used(output, _stylesheet)
+    return with_font_preloads(output, page.url, fonts)
 
 
 def on_post_build(config):

@@ -43,6 +43,25 @@ SHOWN_FIGURES = """async () => {
   return seen;
 }"""
 
+# Fonts: the KaTeX faces the page set text in, and the font files it requested
+# that no preload link asked for first (hooks/katex_fonts.py).
+FONTS = """async () => {
+  await document.fonts.ready;
+  const drawn = [...document.fonts].filter(f => f.status === "loaded").length;
+  const late = performance.getEntriesByType("resource").filter(
+    e => e.name.endsWith(".woff2") && e.initiatorType !== "link");
+  const preloaded = document.querySelectorAll('link[rel=preload][as=font]').length;
+  return {drawn, preloaded, late: late.map(e => e.name.split("/").pop())};
+}"""
+
+
+def check_fonts(tab, page) -> None:
+    """Every font the page's math is set in was preloaded, and no other: a font
+    that arrives after the first frame moves the text around it."""
+    fonts = tab.page.evaluate(FONTS)
+    assert fonts["late"] == [], f"{page}: fonts not preloaded: {fonts['late']}"
+    assert fonts["drawn"] == fonts["preloaded"], f"{page}: fonts preloaded: {fonts}"
+
 
 def check_figures(tab, page, scheme) -> int:
     """Figures show in ``scheme``, sized before load; the other scheme's never load."""
@@ -71,6 +90,7 @@ def check_loaded(tab, page, scheme) -> int:
     assert katex_scripts == 0, f"{page}: ships KaTeX JavaScript"
     raw = [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)]
     assert not raw, f"{page}: TeX left unrendered: {raw}"
+    check_fonts(tab, page)
     return check_figures(tab, page, scheme)
 
 

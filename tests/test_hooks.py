@@ -475,6 +475,54 @@ def test_notebook_formulas_keep_their_punctuation_too(renderer):
     assert out.count('class="posenc-nobreak"') == 1 and "</span>;</span> not" in out
 
 
+katex_fonts = load("katex_fonts")
+KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
+
+
+@pytest.mark.parametrize(
+    ("tex", "display", "fonts"),
+    [  # the face KaTeX sets each in (its font documentation); MathML copy skipped
+        ("x", False, ["KaTeX_Math-Italic"]),
+        ("2", False, ["KaTeX_Main-Regular"]),
+        ("\\mathbb{R}", False, ["KaTeX_AMS-Regular"]),
+        ("\\mathcal{L}", False, ["KaTeX_Caligraphic-Regular"]),
+        ("\\mathbf{x}", False, ["KaTeX_Main-Bold"]),
+        ("\\boldsymbol{x}", False, ["KaTeX_Math-BoldItalic"]),
+        ("\\textit{word}", False, ["KaTeX_Main-Italic"]),
+        ("\\texttt{a}", False, ["KaTeX_Typewriter-Regular"]),
+        ("\\Bigg(", False, ["KaTeX_Size4-Regular"]),
+    ],
+)  # fmt: skip
+def test_the_fonts_of_katex_html_follow_katex_stylesheet(renderer, tex, display, fonts):
+    stylesheet = katex_fonts.Stylesheet(KATEX_CSS.read_text())
+    page = f"<p>{renderer.render([(tex, display)], 'x.md')[0]}</p>"
+    assert katex_fonts.fonts_used(page, stylesheet) == fonts
+
+
+def test_a_sum_is_set_large_in_display_and_small_inline(renderer):
+    """KaTeX's large operators: Size2 in display style, Size1 in text style."""
+    stylesheet = katex_fonts.Stylesheet(KATEX_CSS.read_text())
+    shown, inline = renderer.render([("\\sum_i", True), ("\\sum_i", False)], "x.md")
+    assert {"KaTeX_Size2-Regular"} == set(
+        katex_fonts.fonts_used(shown, stylesheet)
+    ) - set(katex_fonts.fonts_used(inline, stylesheet))
+    assert "KaTeX_Size1-Regular" in katex_fonts.fonts_used(inline, stylesheet)
+    assert katex_fonts.fonts_used("<p>no math</p>", stylesheet) == []
+
+
+def test_a_page_preloads_its_fonts_relative_to_its_folder():
+    page = "<html><head><title>t</title></head><body></body></html>"
+    out = katex.with_font_preloads(
+        page, "part1/worked-example/", ["KaTeX_Size2-Regular"]
+    )
+    link = (
+        '<link rel="preload" as="font" type="font/woff2" crossorigin '
+        'href="../../assets/katex/fonts/KaTeX_Size2-Regular.woff2"></head>'
+    )
+    assert out.endswith(link + "<body></body></html>")
+    assert katex.with_font_preloads(page, "", []) == page  # no math: nothing
+
+
 def test_invalid_tex_names_the_page_and_the_formula(renderer):
     page = '<span class="arithmatex">\\(\\frac{1\\)</span>'
     with pytest.raises(PluginError, match=r"part1/x\.md.*frac\{1"):

@@ -1,0 +1,150 @@
+"""Which of KaTeX's font files a page's prerendered math uses, read from KaTeX's CSS.
+
+A browser fetches a font only when laid-out text needs it; a font that arrives
+after the first frame reflows the text around it (a layout shift: on a loaded CI
+machine, the ``\\left(`` of the worked example's first formula, set in KaTeX_Size2,
+arrived late and moved the paragraph under it 26 px). Preloading every font a page
+uses starts them with the stylesheet. This module resolves, as the browser's
+cascade does, the family, weight and style of each piece of text in KaTeX's HTML
+from the rules of KaTeX's own stylesheet (a new KaTeX needs no table here), and
+names the face it lands on.
+"""
+
+import re
+
+COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+RULE = re.compile(r"(?P<selectors>[^{}]+)\{(?P<body>[^{}]*)\}")
+DECLARATION = re.compile(
+    r"(?P<name>font(?:-family|-weight|-style)?)\s*:\s*(?P<value>[^;]+)"
+)
+FACE_SRC = re.compile(r"url\((?:fonts/)?(?P<stem>[\w-]+)\.woff2\)")
+PROPERTIES = ("family", "weight", "style")
+ROOT_STYLE = (None, "400", "normal")  # outside .katex: no KaTeX font
+WEIGHTS = {"normal": "400", "bold": "700"}  # as numbers, as the minified CSS has them
+VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "wbr"}
+TOKEN = re.compile(
+    r"<(?P<end>/)?(?P<tag>[a-z][\w-]*)(?P<attrs>[^>]*)>|(?P<text>[^<]+)|<"
+)
+CLASS = re.compile(r'\bclass="([^"]*)"')
+SPACE = " \t\n\r\f"  # what CSS collapses; a no-break or zero-width space is text
+
+
+def declarations(body: str) -> dict[str, str]:
+    """The family, weight and style a rule body sets (the ``font`` shorthand too)."""
+    found = {}
+    for name, value in DECLARATION.findall(body):
+        value = value.strip()
+        if name == "font":  # "[style] [weight] size family, fallbacks": resets all
+            words = value.split(",")[0].split()
+            found["family"] = words[-1]
+            found["style"] = "italic" if "italic" in words[:-2] else "normal"
+            found["weight"] = "700" if "bold" in words[:-2] else "400"
+        else:
+            name, value = name.removeprefix("font-"), value.split(",")[0].strip("\"' ")
+            found[name] = WEIGHTS.get(value, value) if name == "weight" else value
+    return found
+
+
+def compounds(selector: str) -> list[tuple[str, frozenset]]:
+    """``.katex .a.b > span`` -> [(" ", {katex}), (" ", {a, b}), (">", {span})]."""
+    parts, combinator = [], " "
+    for token in selector.replace(">", " > ").split():
+        if token == ">":
+            combinator = ">"
+            continue
+        tag = [f"<{name}>" for name in re.findall(r"^\w+", token)]
+        names = frozenset(re.findall(r"\.([\w-]+)", token) + tag)
+        parts.append((combinator, names))
+        combinator = " "
+    return parts
+
+
+def matches(parts: list, chain: list[frozenset]) -> bool:
+    """Whether the element at the end of ``chain`` (its own and its ancestors'
+    class names and tag, outermost first) matches the selector ``parts``."""
+    if not parts[-1][1] <= chain[-1]:
+        return False
+    if len(parts) == 1:
+        return True
+    if parts[-1][0] == ">":
+        return len(chain) > 1 and matches(parts[:-1], chain[:-1])
+    return any(matches(parts[:-1], chain[:end]) for end in range(len(chain) - 1, 0, -1))
+
+
+class Stylesheet:
+    """KaTeX's font faces and the rules of its stylesheet that set a font."""
+
+    def __init__(self, css: str):
+        self.faces, self.rules = {}, []  # (family, weight, style) -> file stem
+        for order, rule in enumerate(RULE.finditer(COMMENT.sub("", css))):
+            found, selectors = declarations(rule["body"]), rule["selectors"].strip()
+            if selectors.endswith("@font-face"):
+                stem = FACE_SRC.search(rule["body"])["stem"]
+                self.faces[tuple(found[name] for name in PROPERTIES)] = stem
+            elif found:
+                for selector in selectors.split(","):
+                    parts = compounds(selector)
+                    specificity = sum(len(names) for _, names in parts)
+                    self.rules.append(((specificity, order), parts, found))
+
+    def computed(self, chain: list[frozenset], inherited: tuple) -> tuple:
+        """(family, weight, style) of the element at the end of ``chain``."""
+        won = {}  # property -> ((specificity, order), value) of the winning rule
+        for rank, parts, found in self.rules:
+            if parts[-1][1] <= chain[-1] and matches(parts, chain):
+                for name, value in found.items():
+                    if rank >= won.get(name, (rank, None))[0]:
+                        won[name] = (rank, value)
+        return tuple(
+            won[name][1] if name in won else value
+            for name, value in zip(PROPERTIES, inherited, strict=True)
+        )
+
+    def face(self, family: str, weight: str, style: str) -> str | None:
+        """The file stem a browser picks for the style: the same style if the
+        family has it, then the same weight if it has it (CSS font matching)."""
+        faces = [key for key in self.faces if key[0] == family]
+        faces = [key for key in faces if key[2] == style] or faces
+        faces = [key for key in faces if key[1] == weight] or faces
+        return self.faces[faces[0]] if faces else None
+
+
+def fonts_used(page_html: str, stylesheet: Stylesheet) -> list[str]:
+    """KaTeX font files (stems, sorted) the math of ``page_html`` is set in.
+
+    Each ``.katex`` element is walked tag by tag (KaTeX writes well-formed HTML),
+    its elements' styles resolved once per chain of ancestors. KaTeX's hidden
+    MathML copy (``.katex-mathml``) is skipped: the browser sets it in its own
+    math font.
+    """
+    used, known, position = set(), {}, 0
+    while (start := page_html.find('<span class="katex">', position)) >= 0:
+        chain, styles = [], []  # open elements: names, style (None: not drawn)
+        for token in TOKEN.finditer(page_html, start):
+            if token["text"] is not None:
+                if styles[-1] is not None and token["text"].strip(SPACE):
+                    used.add(stylesheet.face(*styles[-1]))
+            elif token["end"]:
+                del chain[-1], styles[-1]
+            elif (
+                token["tag"] and token["tag"] not in VOID and token["attrs"][-1:] != "/"
+            ):
+                names = CLASS.search(token["attrs"])
+                names = names[1].split() if names else []
+                chain.append(frozenset([*names, f"<{token['tag']}>"]))
+                styles.append(style_of(tuple(chain), styles, stylesheet, known))
+            if not chain:
+                break
+        position = token.end()
+    return sorted(name for name in used if name)
+
+
+def style_of(chain: tuple, styles: list, stylesheet: Stylesheet, known: dict):
+    """The style of the element at the end of ``chain``, whose parent's is
+    ``styles[-1]``: None inside KaTeX's MathML; ``known`` keeps each chain's."""
+    inherited = styles[-1] if styles else ROOT_STYLE
+    if inherited is None or "katex-mathml" in chain[-1]:
+        return None
+    if chain not in known:  # the chain decides the style: KaTeX repeats chains
+        known[chain] = stylesheet.computed(list(chain), inherited)
+    return known[chain]
