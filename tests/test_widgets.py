@@ -596,14 +596,30 @@ def test_a_refused_field_says_what_it_held_and_shows_it(guarded, site_url, schem
         "text that is not a number refused, still using"
     ).is_visible()
     type_into(page, "Dimension d", "")
-    note = "d must be an even whole number from 8 to 512; an empty field refused."
-    assert page.get_by_text(note).is_visible()
+    note = "d must be an even whole number from 8 to 512; an empty field refused"
+    assert page.get_by_text(f"{note}, still using 64.").is_visible()  # the page's d
+    type_into(page, "Positions", "2-3")  # every refusal says what the widget shows
+    note = "Positions must be a whole number from 2 to 1,024; text that is not a number"
+    assert page.get_by_text(f"{note} refused, still using 128.").is_visible()
     border, background = page.evaluate(
         """() => [getComputedStyle(document.querySelector('.pw-refused input'))
                     .borderTopColor,
                   getComputedStyle(document.body).backgroundColor]"""
     )
     assert contrast(border, background) >= 3, (border, background)
+
+
+def test_a_value_is_rewritten_only_when_it_changes(guarded, site_url):
+    """A base typed as 1e300 is that number: the field kept 1e+300 (String()'s
+    spelling), as if the widget had changed it; a clamped value is rewritten."""
+    page = open_widget(guarded, site_url, EXPLORER).page
+    for typed in ["1e300", "2.5e4"]:
+        set_field(page, "Base", typed)
+        assert page.get_by_label("Base", exact=True).input_value() == typed
+        state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+        assert state["base"] == float(typed)
+    set_field(page, "Positions", "2e3")  # clamped: the field shows what is used
+    assert page.get_by_label("Positions", exact=True).input_value() == "1024"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

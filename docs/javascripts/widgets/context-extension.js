@@ -28,7 +28,7 @@ export const CAPTION = "The wavelength of each rotary pair, and the slow-down ea
 export function mount(root) {
   const ds = root.dataset;
   const parse = {
-    d: integerParser("Head dim", 8, 512, { even: true }), base: baseParser(() => state.base),
+    d: integerParser("Head dim", 8, 512, { even: true }), base: baseParser(),
     step: integerParser("Training length step", ...LENGTH_STEPS), s: integerParser("Factor", ...FACTORS),
   };
   const state = {
@@ -94,7 +94,7 @@ export function mount(root) {
   const fields = [
     numberField({ label: "Head dim", value: state.d, min: 8, max: 512, step: 2,
       parse: parse.d, onValue: update("d") }),
-    numberField({ label: "Base", value: state.base, min: 1, step: "any",
+    numberField({ label: "Base", value: state.base, min: 1, step: "any", format: sig,
       parse: parse.base, onValue: update("base") }),
     rangeField({ label: "Training length", value: Math.log2(state.L0), min: LENGTH_STEPS[0], max: LENGTH_STEPS[1],
       format: (e) => fixed(2 ** e, 0), onValue: (e) => update("L0")(2 ** e) }),

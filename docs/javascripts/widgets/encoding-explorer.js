@@ -43,7 +43,7 @@ export function mount(root) {
   const ds = root.dataset;
   const parse = {
     d: integerParser("d", ...LIMITS.d, { even: true }), n: integerParser("Positions", ...LIMITS.n),
-    base: baseParser(() => state.base), position: integerParser("Position", 0, LIMITS.n[1] - 1),
+    base: baseParser(), position: integerParser("Position", 0, LIMITS.n[1] - 1),
     heads: integerParser("Heads", ...LIMITS.heads), maxLen: integerParser("max_len", ...LIMITS.maxLen),
   };
   const state = {
@@ -166,7 +166,7 @@ export function mount(root) {
   const fields = {
     d: numberField({ label: "Dimension d", value: state.d, min: 8, max: 512, step: 2,
       parse: parse.d, onValue: (v) => setParam("d", v) }),
-    base: numberField({ label: "Base", value: state.base, min: 1, step: "any",
+    base: numberField({ label: "Base", value: state.base, min: 1, step: "any", format: sig,
       parse: parse.base, onValue: (v) => setParam("base", v) }),
     n: numberField({ label: "Positions", value: state.n, min: 2, max: 1024,
       parse: parse.n, onValue: (v) => setParam("n", v) }),

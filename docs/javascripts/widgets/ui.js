@@ -57,11 +57,12 @@ export function show(node, value, text) {
 
 /**
  * A labelled number input. `parse(raw, {typed})` returns {value, note} (value null = refused,
- * note = what was changed and why). `onValue(value)` runs for each accepted value,
+ * note = what was changed and why; a refusal's note then says which value, in `format`,
+ * the widget still uses). `onValue(value)` runs for each accepted value,
  * on Enter or change only: applied keystroke by keystroke, typing 1000 into
  * Positions would clamp "1" first and move the positions that depend on it.
  */
-export function numberField({ label, value, min, max, step = 1, parse, onValue, hint }) {
+export function numberField({ label, value, min, max, step = 1, parse, onValue, hint, format = (v) => fixed(v, 0) }) {
   const id = uniqueId("field");
   const input = h("input", {
     id, type: "number", inputmode: step === "any" ? "decimal" : "numeric",
@@ -71,16 +72,20 @@ export function numberField({ label, value, min, max, step = 1, parse, onValue, 
   const wrap = h("div", { class: "pw-field" }, h("label", { for: id, text: label }), input, note);
   if (hint) wrap.title = hint;
   let written = null; // a value we wrote back; re-reading it must keep the note
+  let using = value; // the last value accepted
   const apply = () => {
     if (input.value === written) return;
     // A number input reads "" for text it cannot parse ("1-2", "1e309"): badInput
     // says the reader did type something, so the note does not call it empty.
     const result = parse(input.value, { typed: input.validity.badInput });
-    note.textContent = result.note || "";
-    input.setAttribute("aria-invalid", result.value == null ? "true" : "false");
-    wrap.classList.toggle("pw-refused", result.value == null);
-    if (result.value == null) return;
-    if (String(result.value) !== input.value) input.value = written = String(result.value);
+    const refused = result.value == null;
+    note.textContent = refused ? `${result.note}, still using ${format(using)}.` : result.note || "";
+    input.setAttribute("aria-invalid", refused ? "true" : "false");
+    wrap.classList.toggle("pw-refused", refused);
+    if (refused) return;
+    // Rewritten only when the value changed (clamped, rounded): "1e300" stays as typed.
+    if (result.value !== Number(input.value)) input.value = written = String(result.value);
+    using = result.value;
     onValue(result.value);
   };
   input.addEventListener("input", () => { written = null; });
@@ -102,7 +107,7 @@ export function integerParser(name, lo, hi, { even = false } = {}) {
     const x = Number(raw);
     if (raw.trim() === "" || !Number.isFinite(x)) {
       const kind = even ? "an even whole number" : "a whole number";
-      return { value: null, note: `${name} must be ${kind} from ${range}; ${refusedText(raw, typed)} refused.` };
+      return { value: null, note: `${name} must be ${kind} from ${range}; ${refusedText(raw, typed)} refused` };
     }
     let v = Math.round(x), notes = [];
     if (v !== x) notes.push(`${raw} is not a whole number: using ${v}.`);
@@ -126,11 +131,11 @@ export function startValue(raw, parse, fallback) {
 }
 
 /** Parser for a RoPE/sinusoidal base: refused unless finite and > 1. */
-export function baseParser(current) {
+export function baseParser() {
   return (raw, { typed = false } = {}) => {
     const x = Number(raw);
     if (raw.trim() === "" || !Number.isFinite(x) || x <= 1) {
-      return { value: null, note: `Base must be a number greater than 1; ${refusedText(raw, typed)} refused, still using ${sig(current())}.` };
+      return { value: null, note: `Base must be a number greater than 1; ${refusedText(raw, typed)} refused` };
     }
     return { value: x, note: "" };
   };
