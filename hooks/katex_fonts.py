@@ -1,13 +1,15 @@
 """Which of KaTeX's font files a page's prerendered math uses, read from KaTeX's CSS.
 
-A browser fetches a font only when laid-out text needs it; a font that arrives
-after the first frame reflows the text around it (a layout shift: on a loaded CI
+A browser fetches a font only when laid-out content needs it (text set in it, or
+an inline box whose line it measures: every formula's own KaTeX_Main); a font that
+arrives after the first frame reflows the text around it (a layout shift: on a loaded CI
 machine, the ``\\left(`` of the worked example's first formula, set in KaTeX_Size2,
 arrived late and moved the paragraph under it 26 px). Preloading every font a page
 uses starts them with the stylesheet. This module resolves, as the browser's
 cascade does, the family, weight and style of each piece of text in KaTeX's HTML
-from the rules of KaTeX's own stylesheet (a new KaTeX needs no table here), and
-names the face it lands on.
+from the rules of KaTeX's own stylesheet (a new KaTeX needs no table here; one
+whose font rules use CSS this does not read stops the build), and names the face
+it lands on. A closed ``<details>`` is not laid out: its math is left out.
 """
 
 import re
@@ -26,6 +28,8 @@ TOKEN = re.compile(
     r"<(?P<end>/)?(?P<tag>[a-z][\w-]*)(?P<attrs>[^>]*)>|(?P<text>[^<]+)|<"
 )
 CLASS = re.compile(r'\bclass="([^"]*)"')
+DETAILS = re.compile(r"<(?P<end>/)?details\b(?P<attrs>[^>]*)>")
+OPEN = re.compile(r"(?:^|\s)open(?=[\s=>/]|$)")
 SPACE = " \t\n\r\f"  # what CSS collapses; a no-break or zero-width space is text
 
 
@@ -36,6 +40,10 @@ def declarations(body: str) -> dict[str, str]:
         value = value.strip()
         if name == "font":  # "[style] [weight] size family, fallbacks": resets all
             words = value.split(",")[0].split()
+            if not set(words[:-2]) <= {"normal", "italic", "bold"} or len(words) < 2:
+                raise ValueError(
+                    f"KaTeX's CSS: cannot read the font shorthand {value!r}"
+                )
             found["family"] = words[-1]
             found["style"] = "italic" if "italic" in words[:-2] else "normal"
             found["weight"] = "700" if "bold" in words[:-2] else "400"
@@ -46,7 +54,13 @@ def declarations(body: str) -> dict[str, str]:
 
 
 def compounds(selector: str) -> list[tuple[str, frozenset]]:
-    """``.katex .a.b > span`` -> [(" ", {katex}), (" ", {a, b}), (">", {span})]."""
+    """``.katex .a.b > span`` -> [(" ", {katex}), (" ", {a, b}), (">", {<span>})].
+
+    Only classes, tags and the descendant and child combinators are read: any other
+    selector syntax raises (a pseudo-class or attribute would be read wrong).
+    """
+    if re.search(r"[:\[#+~*]", selector):
+        raise ValueError(f"KaTeX's CSS: cannot read the selector {selector.strip()!r}")
     parts, combinator = [], " "
     for token in selector.replace(">", " > ").split():
         if token == ">":
@@ -75,8 +89,11 @@ class Stylesheet:
     """KaTeX's font faces and the rules of its stylesheet that set a font."""
 
     def __init__(self, css: str):
-        self.faces, self.rules = {}, []  # (family, weight, style) -> file stem
-        for order, rule in enumerate(RULE.finditer(COMMENT.sub("", css))):
+        css = COMMENT.sub("", css)
+        if re.search(r"@(?!font-face)", css):  # @media, @supports: rules not read
+            raise ValueError("KaTeX's CSS: an at-rule other than @font-face")
+        self.faces, rules = {}, []  # (family, weight, style) -> file stem
+        for order, rule in enumerate(RULE.finditer(css)):
             found, selectors = declarations(rule["body"]), rule["selectors"].strip()
             if selectors.endswith("@font-face"):
                 stem = FACE_SRC.search(rule["body"])["stem"]
@@ -84,21 +101,19 @@ class Stylesheet:
             elif found:
                 for selector in selectors.split(","):
                     parts = compounds(selector)
-                    specificity = sum(len(names) for _, names in parts)
-                    self.rules.append(((specificity, order), parts, found))
+                    names = [name for _, names in parts for name in names]
+                    tags = sum(name.startswith("<") for name in names)
+                    rules.append(((len(names) - tags, tags, order), parts, found))
+        self.rules = [(parts, found) for _, parts, found in sorted(rules)]
 
     def computed(self, chain: list[frozenset], inherited: tuple) -> tuple:
-        """(family, weight, style) of the element at the end of ``chain``."""
-        won = {}  # property -> ((specificity, order), value) of the winning rule
-        for rank, parts, found in self.rules:
-            if parts[-1][1] <= chain[-1] and matches(parts, chain):
-                for name, value in found.items():
-                    if rank >= won.get(name, (rank, None))[0]:
-                        won[name] = (rank, value)
-        return tuple(
-            won[name][1] if name in won else value
-            for name, value in zip(PROPERTIES, inherited, strict=True)
-        )
+        """(family, weight, style) of the element at the end of ``chain``: the
+        rules in order of specificity, then of the stylesheet, the last one wins."""
+        won = dict(zip(PROPERTIES, inherited, strict=True))
+        for parts, found in self.rules:
+            if matches(parts, chain):
+                won.update(found)
+        return tuple(won[name] for name in PROPERTIES)
 
     def face(self, family: str, weight: str, style: str) -> str | None:
         """The file stem a browser picks for the style: the same style if the
@@ -113,12 +128,17 @@ def fonts_used(page_html: str, stylesheet: Stylesheet) -> list[str]:
     """KaTeX font files (stems, sorted) the math of ``page_html`` is set in.
 
     Each ``.katex`` element is walked tag by tag (KaTeX writes well-formed HTML),
-    its elements' styles resolved once per chain of ancestors. KaTeX's hidden
-    MathML copy (``.katex-mathml``) is skipped: the browser sets it in its own
-    math font.
+    its elements' styles resolved once per chain of ancestors; the element's own
+    face counts even if no text is set in it (its line is measured in it). KaTeX's
+    hidden MathML copy (``.katex-mathml``) is skipped: the browser sets it in its
+    own math font. So is the math of a closed ``<details>`` (`hidden_regions`).
     """
     used, known, position = set(), {}, 0
+    hidden = hidden_regions(page_html)
     while (start := page_html.find('<span class="katex">', position)) >= 0:
+        if any(begin <= start < end for begin, end in hidden):
+            position = start + 1
+            continue
         chain, styles = [], []  # open elements: names, style (None: not drawn)
         for token in TOKEN.finditer(page_html, start):
             if token["text"] is not None:
@@ -133,6 +153,8 @@ def fonts_used(page_html: str, stylesheet: Stylesheet) -> list[str]:
                 names = names[1].split() if names else []
                 chain.append(frozenset([*names, f"<{token['tag']}>"]))
                 styles.append(style_of(tuple(chain), styles, stylesheet, known))
+                if len(chain) == 1:  # the .katex element itself
+                    used.add(stylesheet.face(*styles[0]))
             if not chain:
                 break
         position = token.end()
@@ -148,3 +170,19 @@ def style_of(chain: tuple, styles: list, stylesheet: Stylesheet, known: dict):
     if chain not in known:  # the chain decides the style: KaTeX repeats chains
         known[chain] = stylesheet.computed(list(chain), inherited)
     return known[chain]
+
+
+def hidden_regions(page_html: str) -> list[tuple[int, int]]:
+    """(start, end) of what each closed ``<details>`` hides: from the end of its
+    summary to its end tag. The browser lays none of it out, nor fetches its fonts
+    (a reader who opens one gives input: a shift then is not counted)."""
+    regions, open_tags = [], []
+    for tag in DETAILS.finditer(page_html):
+        if not tag["end"]:
+            open_tags.append((tag.end(), OPEN.search(tag["attrs"]) is not None))
+        elif open_tags:
+            start, shown = open_tags.pop()
+            summary = page_html.find("</summary>", start, tag.start())
+            if not shown:
+                regions.append((start if summary < 0 else summary, tag.end()))
+    return regions
