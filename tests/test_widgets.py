@@ -646,7 +646,14 @@ def test_a_negative_rope_offset_says_it_is_off_the_chart(guarded, site_url):
 
 @pytest.mark.parametrize(
     ("tab_name", "width"),
-    [("RoPE", 320), ("RoPE", 390), ("Learned", 390), ("Learned", 1024)],
+    [
+        ("RoPE", 320),
+        ("RoPE", 390),
+        ("RoPE", 800),
+        ("RoPE", 900),
+        ("Learned", 390),
+        ("Learned", 1024),
+    ],  # RoPE's two scores sat side by side at 800-900 px when short
 )
 def test_moving_a_position_does_not_move_the_page_below(
     guarded, site_url, tab_name, width
