@@ -392,3 +392,15 @@ def test_longropes_logits_grow_by_one_plus_ln_s_over_ln_l0():
     phi3 = models.get("Phi-3-mini-128k-instruct")
     factor = part2_extension.model_inv_freq(phi3, seq_len=phi3.max_position_embeddings)
     assert part2_extension.logit_factor(factor[1]) == pytest.approx(17 / 12, rel=1e-12)
+
+
+def test_legacy_transformers_read_qwen25s_yarn_block_as_factor_one():
+    """transformers before PR #40320 (issue #38224) took max_position_embeddings
+    over original_max_position_embeddings for YaRN's factor: 32,768 / 32,768 for
+    Qwen2.5's model-card block (no stretch at all); DeepSeek-V3's configs set the
+    ratio to its factor, 163,840 / 4,096 = 40 (values from the two configs)."""
+    qwen = models.get("Qwen2.5-7B-Instruct")
+    assert part2_extension.legacy_hf_yarn_factor(qwen) == 1.0
+    assert qwen.rope_scaling["factor"] == 4.0  # what the card asks for
+    deepseek = models.get("DeepSeek-V3")
+    assert part2_extension.legacy_hf_yarn_factor(deepseek) == 40.0

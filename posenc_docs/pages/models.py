@@ -273,7 +273,9 @@ _ENTRIES = [
         note="Trained at seq_length 8192; its own code grows the base with the "
         "length (a dynamic NTK variant), not HF's rope_type 'dynamic'.",
         trained_length=8192,
-        trained_length_source="Qwen/Qwen-7B config.json (seq_length)",
+        trained_length_source="QwenLM/Qwen README, news of 2023-09-25: the updated "
+        "Qwen-7B trains on 8,192-token sequences (the first release on 2,048); "
+        "config.json seq_length",
     ),
     ModelConfig(
         name="Mistral-7B-v0.1",

@@ -287,6 +287,15 @@ def yarn_logit_factor(factor: float) -> float:
     return logit_factor(scaling.yarn_mscale(factor))
 
 
+def legacy_hf_yarn_factor(model: ModelConfig) -> float:
+    """The YaRN factor transformers used before pull request #40320 (issue #38224):
+    with ``original_max_position_embeddings`` in ``rope_scaling``, the ratio
+    ``max_position_embeddings / original_max_position_embeddings``, whatever
+    ``factor`` said."""
+    original = model.rope_scaling["original_max_position_embeddings"]
+    return model.max_position_embeddings / original
+
+
 @dataclass(frozen=True)
 class NtkOvershoot:
     """Static NTK-aware scaling of a model, read at ``factor`` x its length."""
