@@ -113,8 +113,8 @@ def wavelengths(d: int, base: float = 10000.0) -> np.ndarray:
     \lambda_i = 2\pi / \omega_i = 2\pi\, base^{2i/d}
     $$
 
-    The longest is $2\pi\, base^{(d-2)/d}$, just short of
-    $2\pi\, base$.
+    The longest is $2\pi\, base^{(d-2)/d}$: $2\pi\, base$ times $base^{-2/d}$,
+    which nears 1 only as d grows.
     """
     return scaling.wavelengths(rope.inv_freq(d, base))  # (d/2,)
 

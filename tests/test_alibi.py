@@ -147,6 +147,25 @@ def test_torch_matches_numpy(n_heads, q_len, extra_keys, causal):
         np.testing.assert_allclose(got.double().numpy(), expected, rtol=rtol)
 
 
+def test_float32_bias_is_within_one_ulp_only_where_a_slope_is_not_a_power_of_two():
+    """The docstring's account of float32 rounding, against the definition in
+    float64 (slopes from the reference code): 12 heads at 512 positions."""
+    got = alibi_bias_torch(12, 512, 512).numpy()
+    slopes, (query, key) = reference_get_slopes(12), np.tril_indices(512)
+    off = []
+    for h, slope in enumerate(slopes):
+        exact = -slope * (query - key).astype(np.float64)  # the causal entries
+        mine = got[h][query, key]
+        gap = np.abs(mine.astype(np.float64) - exact.astype(np.float32))
+        assert np.all(gap <= np.spacing(np.abs(exact).astype(np.float32))), h
+        off.append(np.mean(mine != exact.astype(np.float32)))
+    powers = [math.log2(slope).is_integer() for slope in slopes]
+    assert powers == [True] * 8 + [False] * 4
+    assert all(share == 0 for share, p in zip(off, powers, strict=True) if p)
+    assert all(0.15 < share < 0.25 for share in off[8:])  # about 1 in 5
+    assert 1 / 16 < np.mean(off) < 1 / 12  # 1 in 14 of all entries
+
+
 def test_torch_bfloat16_is_rounded_from_float32():
     exact = alibi_bias_torch(3, 600, 600, dtype=torch.float32)
     got = alibi_bias_torch(3, 600, 600, dtype=torch.bfloat16)
