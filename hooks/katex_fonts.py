@@ -44,7 +44,7 @@ def declarations(body: str) -> dict[str, str]:
                 raise ValueError(
                     f"KaTeX's CSS: cannot read the font shorthand {value!r}"
                 )
-            found["family"] = words[-1]
+            found["family"] = words[-1].strip("\"'")
             found["style"] = "italic" if "italic" in words[:-2] else "normal"
             found["weight"] = "700" if "bold" in words[:-2] else "400"
         else:
@@ -105,6 +105,19 @@ class Stylesheet:
                     tags = sum(name.startswith("<") for name in names)
                     rules.append(((len(names) - tags, tags, order), parts, found))
         self.rules = [(parts, found) for _, parts, found in sorted(rules)]
+        for _, found in self.rules:
+            self._check(found)
+
+    def _check(self, found: dict) -> None:
+        """Raise unless a rule sets a family with a face, and weights and styles
+        the faces have: anything else a browser would resolve in ways not read
+        here (inherit, !important, an unknown family)."""
+        families = {key[0] for key in self.faces}
+        known = {"family": families, "weight": {"400", "700"}}
+        known["style"] = {"normal", "italic"}
+        for name, value in found.items():
+            if value not in known[name]:
+                raise ValueError(f"KaTeX's CSS: cannot read font-{name}: {value}")
 
     def computed(self, chain: list[frozenset], inherited: tuple) -> tuple:
         """(family, weight, style) of the element at the end of ``chain``: the
@@ -115,13 +128,13 @@ class Stylesheet:
                 won.update(found)
         return tuple(won[name] for name in PROPERTIES)
 
-    def face(self, family: str, weight: str, style: str) -> str | None:
+    def face(self, family: str, weight: str, style: str) -> str:
         """The file stem a browser picks for the style: the same style if the
         family has it, then the same weight if it has it (CSS font matching)."""
         faces = [key for key in self.faces if key[0] == family]
         faces = [key for key in faces if key[2] == style] or faces
         faces = [key for key in faces if key[1] == weight] or faces
-        return self.faces[faces[0]] if faces else None
+        return self.faces[faces[0]]
 
 
 def fonts_used(page_html: str, stylesheet: Stylesheet) -> list[str]:
@@ -139,26 +152,30 @@ def fonts_used(page_html: str, stylesheet: Stylesheet) -> list[str]:
         if any(begin <= start < end for begin, end in hidden):
             position = start + 1
             continue
-        chain, styles = [], []  # open elements: names, style (None: not drawn)
-        for token in TOKEN.finditer(page_html, start):
-            if token["text"] is not None:
-                if styles[-1] is not None and token["text"].strip(SPACE):
-                    used.add(stylesheet.face(*styles[-1]))
-            elif token["end"]:
-                del chain[-1], styles[-1]
-            elif (
-                token["tag"] and token["tag"] not in VOID and token["attrs"][-1:] != "/"
-            ):
-                names = CLASS.search(token["attrs"])
-                names = names[1].split() if names else []
-                chain.append(frozenset([*names, f"<{token['tag']}>"]))
-                styles.append(style_of(tuple(chain), styles, stylesheet, known))
-                if len(chain) == 1:  # the .katex element itself
-                    used.add(stylesheet.face(*styles[0]))
-            if not chain:
-                break
-        position = token.end()
-    return sorted(name for name in used if name)
+        position = faces_of_formula(page_html, start, stylesheet, known, used)
+    return sorted(used)
+
+
+def faces_of_formula(page_html, start, stylesheet, known, used) -> int:
+    """Add to ``used`` the faces of the ``.katex`` element at ``start`` (its own,
+    and its text's); return where the element ends."""
+    chain, styles = [], []  # open elements: names, style (None: not drawn)
+    for token in TOKEN.finditer(page_html, start):
+        if token["text"] is not None:
+            if styles[-1] is not None and token["text"].strip(SPACE):
+                used.add(stylesheet.face(*styles[-1]))
+        elif token["end"]:
+            del chain[-1], styles[-1]
+        elif token["tag"] and token["tag"] not in VOID and token["attrs"][-1:] != "/":
+            names = CLASS.search(token["attrs"])
+            names = names[1].split() if names else []
+            chain.append(frozenset([*names, f"<{token['tag']}>"]))
+            styles.append(style_of(tuple(chain), styles, stylesheet, known))
+            if len(chain) == 1:  # the .katex element itself
+                used.add(stylesheet.face(*styles[0]))
+        if not chain:
+            return token.end()
+    return len(page_html)
 
 
 def style_of(chain: tuple, styles: list, stylesheet: Stylesheet, known: dict):
@@ -175,7 +192,8 @@ def style_of(chain: tuple, styles: list, stylesheet: Stylesheet, known: dict):
 def hidden_regions(page_html: str) -> list[tuple[int, int]]:
     """(start, end) of what each closed ``<details>`` hides: from the end of its
     summary to its end tag. The browser lays none of it out, nor fetches its fonts
-    (a reader who opens one gives input: a shift then is not counted)."""
+    (a reader who opens one gives input: a shift in the half second after it
+    is not counted)."""
     regions, open_tags = [], []
     for tag in DETAILS.finditer(page_html):
         if not tag["end"]:

@@ -481,7 +481,7 @@ KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
 
 @pytest.mark.parametrize(
     ("tex", "display", "fonts"),
-    [  # the face KaTeX sets each in (its font documentation); MathML copy skipped
+    [  # the faces of the text, KaTeX's font documentation; MathML copy skipped
         ("x", False, ["KaTeX_Math-Italic"]),
         ("2", False, []),
         ("\\mathbb{R}", False, ["KaTeX_AMS-Regular"]),
@@ -526,8 +526,10 @@ def test_math_a_closed_details_hides_is_not_counted(renderer):
     assert not fonts(closed.format("Note", cal))
     assert fonts(closed.format(cal, "text"))  # its summary shows
     assert fonts(closed.replace('"note"', '"note" open').format("Note", cal))
-    nested = closed.format("Outer", closed.replace('"note"', "open").format("In", cal))
+    shown = closed.replace('class="note"', "open")  # an open one inside a closed one
+    nested = closed.format("Outer", shown.format("In", cal))
     assert not fonts(nested) and fonts(f"{nested}<p>{cal}</p>")
+    assert fonts(shown.format("Outer", closed.format(cal, "text")))  # the other way
 
 
 @pytest.mark.parametrize(
@@ -538,6 +540,10 @@ def test_math_a_closed_details_hides_is_not_counted(renderer):
         ".katex .a::before{font-family:KaTeX_AMS}",
         "@media print{.katex .a{font-family:KaTeX_AMS}}",
         ".katex{font:700 1.21em KaTeX_Main,serif}",
+        ".katex .a{font-family:KaTeX_AMS !important}",
+        ".katex .a{font-family:inherit}",
+        ".katex .a{font-family:KaTeX_Nowhere}",
+        ".katex .a{font-weight:600}",
     ],
 )
 def test_font_rules_this_cannot_read_stop_the_build(css):
@@ -551,14 +557,14 @@ def test_a_rule_with_more_classes_wins_over_one_with_more_tags():
     faces = "".join(
         f"@font-face{{font-family:{f};font-style:normal;font-weight:400;"
         f"src:url(fonts/{f}-Regular.woff2)}}"
-        for f in ("KaTeX_X", "KaTeX_Y")
+        for f in ("KaTeX_X", "KaTeX_Y", "KaTeX_Z")
     )
-    css = (
-        faces + ".katex .a .b{font-family:KaTeX_Y}.katex span span{font-family:KaTeX_X}"
-    )
+    css = faces + '.katex{font:normal 1em "KaTeX_Z",serif}'  # a quoted family
+    css += ".katex .a .b{font-family:KaTeX_Y}.katex span span{font-family:KaTeX_X}"
     html = '<span class="katex"><span class="a"><span class="b">t</span></span></span>'
     stylesheet = katex_fonts.Stylesheet(css)
-    assert katex_fonts.fonts_used(html, stylesheet) == ["KaTeX_Y-Regular"]
+    expected = ["KaTeX_Y-Regular", "KaTeX_Z-Regular"]
+    assert katex_fonts.fonts_used(html, stylesheet) == expected
 
 
 def test_a_page_preloads_its_fonts_relative_to_its_folder():

@@ -609,6 +609,34 @@ def test_a_refused_field_says_what_it_held_and_shows_it(guarded, site_url, schem
     assert contrast(border, background) >= 3, (border, background)
 
 
+def test_a_refusal_names_the_value_as_the_field_showed_it(guarded, site_url):
+    """Rounded to 6 digits, a refusal after base 1234567.89 said "still using
+    1234570" (a review): the text of the last accepted value is quoted."""
+    page = open_widget(guarded, site_url, EXPLORER).page
+    set_field(page, "Base", "1234567.89")
+    type_into(page, "Base", "")
+    note = "an empty field refused, still using 1234567.89."
+    assert page.get_by_text(note).is_visible()
+
+
+def test_a_refused_data_attribute_mounts_with_the_default(guarded, site_url):
+    """A page whose widget sets a base the widget refuses: the widget mounts with
+    its default base (the refusal's note once read the widget's state before it
+    existed: ReferenceError, no widget)."""
+    tab = guarded()
+
+    def with_bad_base(route):
+        widget = 'data-widget="encoding-explorer"'
+        body = route.fetch().text().replace(widget, f'data-base="0" {widget}')
+        route.fulfill(body=body, content_type="text/html")
+
+    tab.page.route(f"{site_url}/{EXPLORER}", with_bad_base)
+    tab.page.goto(f"{site_url}/{EXPLORER}", wait_until="load")
+    mount_widget(tab.page)
+    state = json.loads(tab.page.locator(".posenc-widget").get_attribute("data-state"))
+    assert state["base"] == 10000 and tab.errors == []
+
+
 def test_a_value_is_rewritten_only_when_it_changes(guarded, site_url):
     """A base typed as 1e300 is that number: the field kept 1e+300 (String()'s
     spelling), as if the widget had changed it; a clamped value is rewritten."""

@@ -288,9 +288,9 @@ def yarn_logit_factor(factor: float) -> float:
 
 
 def legacy_hf_yarn_factor(model: ModelConfig) -> float:
-    """The YaRN factor transformers used before pull request #40320 (issue #38224):
-    with ``original_max_position_embeddings`` in ``rope_scaling``, the ratio
-    ``max_position_embeddings / original_max_position_embeddings``, whatever
+    """The YaRN factor transformers used for a while in 2025, until pull request
+    #40320 (issue #38224): with ``original_max_position_embeddings`` in
+    ``rope_scaling``, the ratio ``max_position_embeddings`` over it, whatever
     ``factor`` said."""
     original = model.rope_scaling["original_max_position_embeddings"]
     return model.max_position_embeddings / original

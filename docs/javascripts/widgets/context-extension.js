@@ -94,7 +94,7 @@ export function mount(root) {
   const fields = [
     numberField({ label: "Head dim", value: state.d, min: 8, max: 512, step: 2,
       parse: parse.d, onValue: update("d") }),
-    numberField({ label: "Base", value: state.base, min: 1, step: "any", format: sig,
+    numberField({ label: "Base", value: state.base, min: 1, step: "any",
       parse: parse.base, onValue: update("base") }),
     rangeField({ label: "Training length", value: Math.log2(state.L0), min: LENGTH_STEPS[0], max: LENGTH_STEPS[1],
       format: (e) => fixed(2 ** e, 0), onValue: (e) => update("L0")(2 ** e) }),

@@ -166,7 +166,7 @@ export function mount(root) {
   const fields = {
     d: numberField({ label: "Dimension d", value: state.d, min: 8, max: 512, step: 2,
       parse: parse.d, onValue: (v) => setParam("d", v) }),
-    base: numberField({ label: "Base", value: state.base, min: 1, step: "any", format: sig,
+    base: numberField({ label: "Base", value: state.base, min: 1, step: "any",
       parse: parse.base, onValue: (v) => setParam("base", v) }),
     n: numberField({ label: "Positions", value: state.n, min: 2, max: 1024,
       parse: parse.n, onValue: (v) => setParam("n", v) }),

@@ -56,13 +56,14 @@ export function show(node, value, text) {
 }
 
 /**
- * A labelled number input. `parse(raw, {typed})` returns {value, note} (value null = refused,
- * note = what was changed and why; a refusal's note then says which value, in `format`,
- * the widget still uses). `onValue(value)` runs for each accepted value,
+ * A labelled number input. `parse(raw, {typed})` returns {value, note}: an accepted
+ * value's note is whole sentences on what was changed and why; a refusal (value null)
+ * has a fragment without a full stop, which the field ends with the text of the value
+ * the widget still uses. `onValue(value)` runs for each accepted value,
  * on Enter or change only: applied keystroke by keystroke, typing 1000 into
  * Positions would clamp "1" first and move the positions that depend on it.
  */
-export function numberField({ label, value, min, max, step = 1, parse, onValue, hint, format = (v) => fixed(v, 0) }) {
+export function numberField({ label, value, min, max, step = 1, parse, onValue, hint }) {
   const id = uniqueId("field");
   const input = h("input", {
     id, type: "number", inputmode: step === "any" ? "decimal" : "numeric",
@@ -72,26 +73,26 @@ export function numberField({ label, value, min, max, step = 1, parse, onValue, 
   const wrap = h("div", { class: "pw-field" }, h("label", { for: id, text: label }), input, note);
   if (hint) wrap.title = hint;
   let written = null; // a value we wrote back; re-reading it must keep the note
-  let using = value; // the last value accepted
+  let using = input.value; // the text of the last value accepted, as the field showed it
   const apply = () => {
     if (input.value === written) return;
     // A number input reads "" for text it cannot parse ("1-2", "1e309"): badInput
     // says the reader did type something, so the note does not call it empty.
     const result = parse(input.value, { typed: input.validity.badInput });
     const refused = result.value == null;
-    note.textContent = refused ? `${result.note}, still using ${format(using)}.` : result.note || "";
+    note.textContent = refused ? `${result.note}, still using ${using}.` : result.note || "";
     input.setAttribute("aria-invalid", refused ? "true" : "false");
     wrap.classList.toggle("pw-refused", refused);
     if (refused) return;
     // Rewritten only when the value changed (clamped, rounded): "1e300" stays as typed.
     if (result.value !== Number(input.value)) input.value = written = String(result.value);
-    using = result.value;
+    using = input.value;
     onValue(result.value);
   };
   input.addEventListener("input", () => { written = null; });
   input.addEventListener("change", apply);
   input.addEventListener("keydown", (e) => e.key === "Enter" && apply());
-  return { wrap, input, note, set: (v) => { input.value = v; } };
+  return { wrap };
 }
 
 /** What a refused field held: the text, or why there is none to quote. */
