@@ -247,7 +247,8 @@ def test_notebook_pages_link_their_executed_source(guarded, site_url, html_pages
 
 # Each element's tag and classes with a hash of its computed style and of each of
 # its generated boxes (before, after, marker) that has content, over the properties
-# named by `declared` (a shorthand stands for its longhands).
+# named by `declared` (a shorthand stands for its longhands). The styles themselves
+# stay in the page (window.posencStyles) to name what differs.
 COMPUTED_STYLES = """declared => {
   const names = [...getComputedStyle(document.body)].filter(name =>
     declared.some(d => name === d || name.startsWith(d + '-')));
@@ -263,15 +264,18 @@ COMPUTED_STYLES = """declared => {
     if (pseudo && ['none', 'normal'].includes(style.content)) return 'none';
     return names.map(name => style.getPropertyValue(name)).join(';');
   };
-  return [...document.querySelectorAll('body *')].map(el => [
+  const styles = [...document.querySelectorAll('body *')].map(el => [
     `${el.tagName}.${el.className}`.slice(0, 80),
-    hash([null, '::before', '::after', '::marker'].map(p => styleOf(el, p)).join())]);
+    [null, '::before', '::after', '::marker'].map(p => styleOf(el, p)).join('|')]);
+  window.posencStyles = {names, styles};
+  return styles.map(([element, style]) => [element, hash(style)]);
 }"""
 DECLARED = re.compile(r"[{;]\s*(-?[a-z][a-z-]*)\s*:")  # not custom properties
 
-# Transitions and animations jumped to their end (those that have one), then
-# two frames for what they started.
-TRANSITIONS_ENDED = """() => {
+# Web fonts in, transitions and animations jumped to their end (those that have
+# one), then two frames for what they started.
+TRANSITIONS_ENDED = """async () => {
+  await document.fonts.ready;
   document.getAnimations().forEach(a => {
     if (a.effect.getTiming().iterations !== Infinity) a.finish();
   });
@@ -285,17 +289,37 @@ def styled_differently(guarded, url, sheet, whole_css, *, minimum, **options):
     declares; more than ``minimum`` elements compared."""
     declared = sorted(set(DECLARED.findall(whole_css)))
     assert {"color", "display", "margin", "font-family"} <= set(declared)
-    styles, css = {}, {"body": whole_css, "content_type": "text/css"}
+    styles, tabs, css = {}, {}, {"body": whole_css, "content_type": "text/css"}
     for whole in (False, True):
-        tab = guarded(**options)
+        tabs[whole] = tab = guarded(**options)
         if whole:
             tab.page.route(sheet, lambda route: route.fulfill(**css))
         tab.open(url).page.evaluate(TRANSITIONS_ENDED)
         styles[whole] = tab.page.evaluate(COMPUTED_STYLES, declared)
-        tab.page.context.close()
     assert len(styles[True]) > minimum, url
-    pairs = zip(styles[False], styles[True], strict=True)
-    return [shipped[0] for shipped, whole in pairs if shipped != whole]
+    pairs = enumerate(zip(styles[False], styles[True], strict=True))
+    differ = [i for i, (shipped, whole) in pairs if shipped != whole]
+    named = [(styles[False][i][0], style_difference(tabs, i)) for i in differ[:5]]
+    for tab in tabs.values():
+        tab.page.context.close()
+    return named + [styles[False][i][0] for i in differ[5:]]
+
+
+def style_difference(tabs, index: int) -> list[str]:
+    """What COMPUTED_STYLES saw differ on element ``index``: property, then its
+    value as shipped / with the whole stylesheet."""
+    names = tabs[False].page.evaluate("() => window.posencStyles.names")
+    script = f"() => window.posencStyles.styles[{index}][1].split('|')"
+    shipped, whole = (tabs[key].page.evaluate(script) for key in (False, True))
+    boxes = zip(["", "::before", "::after", "::marker"], shipped, whole, strict=True)
+    return [
+        f"{box and box + ' '}{name}: {mine} / {theirs}"
+        for box, ours, wholes in boxes
+        for name, mine, theirs in zip(  # a generated box without content: "none"
+            names, ours.split(";"), wholes.split(";"), strict=False
+        )
+        if mine != theirs
+    ]
 
 
 @pytest.fixture(scope="module")
