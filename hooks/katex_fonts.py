@@ -105,19 +105,19 @@ class Stylesheet:
                     tags = sum(name.startswith("<") for name in names)
                     rules.append(((len(names) - tags, tags, order), parts, found))
         self.rules = [(parts, found) for _, parts, found in sorted(rules)]
-        for _, found in self.rules:
-            self._check(found)
+        self._check_rules()
 
-    def _check(self, found: dict) -> None:
-        """Raise unless a rule sets a family with a face, and weights and styles
-        the faces have: anything else a browser would resolve in ways not read
-        here (inherit, !important, an unknown family)."""
-        families = {key[0] for key in self.faces}
-        known = {"family": families, "weight": {"400", "700"}}
-        known["style"] = {"normal", "italic"}
-        for name, value in found.items():
-            if value not in known[name]:
-                raise ValueError(f"KaTeX's CSS: cannot read font-{name}: {value}")
+    def _check_rules(self) -> None:
+        """Raise unless every rule sets families, weights and styles the faces
+        have: anything else a browser would resolve in ways not read here
+        (inherit, !important, an unknown family)."""
+        known = {
+            name: {key[i] for key in self.faces} for i, name in enumerate(PROPERTIES)
+        }
+        for _, found in self.rules:
+            for name, value in found.items():
+                if value not in known[name]:
+                    raise ValueError(f"KaTeX's CSS: cannot read font-{name}: {value}")
 
     def computed(self, chain: list[frozenset], inherited: tuple) -> tuple:
         """(family, weight, style) of the element at the end of ``chain``: the

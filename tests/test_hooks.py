@@ -479,6 +479,11 @@ katex_fonts = load("katex_fonts")
 KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
 
 
+@pytest.fixture(scope="module")
+def stylesheet():
+    return katex_fonts.Stylesheet(KATEX_CSS.read_text())
+
+
 @pytest.mark.parametrize(
     ("tex", "display", "fonts"),
     [  # the faces of the text, KaTeX's font documentation; MathML copy skipped
@@ -493,18 +498,18 @@ KATEX_CSS = ROOT / "node_modules" / "katex" / "dist" / "katex.min.css"
         ("\\Bigg(", False, ["KaTeX_Size4-Regular"]),
     ],
 )  # fmt: skip
-def test_the_fonts_of_katex_html_follow_katex_stylesheet(renderer, tex, display, fonts):
+def test_the_fonts_of_katex_html_follow_katex_stylesheet(
+    renderer, stylesheet, tex, display, fonts
+):
     """Each formula's own box is KaTeX_Main: the browser fetches it to measure the
     line even where no text is set in it (a review, in Chromium: x alone)."""
-    stylesheet = katex_fonts.Stylesheet(KATEX_CSS.read_text())
     page = f"<p>{renderer.render([(tex, display)], 'x.md')[0]}</p>"
     expected = sorted({"KaTeX_Main-Regular", *fonts})
     assert katex_fonts.fonts_used(page, stylesheet) == expected
 
 
-def test_a_sum_is_set_large_in_display_and_small_inline(renderer):
+def test_a_sum_is_set_large_in_display_and_small_inline(renderer, stylesheet):
     """KaTeX's large operators: Size2 in display style, Size1 in text style."""
-    stylesheet = katex_fonts.Stylesheet(KATEX_CSS.read_text())
     shown, inline = renderer.render([("\\sum_i", True), ("\\sum_i", False)], "x.md")
     assert {"KaTeX_Size2-Regular"} == set(
         katex_fonts.fonts_used(shown, stylesheet)
@@ -513,10 +518,9 @@ def test_a_sum_is_set_large_in_display_and_small_inline(renderer):
     assert katex_fonts.fonts_used("<p>no math</p>", stylesheet) == []
 
 
-def test_math_a_closed_details_hides_is_not_counted(renderer):
+def test_math_a_closed_details_hides_is_not_counted(renderer, stylesheet):
     """The browser lays out no closed <details> but its summary: fonts only its
     hidden math uses would be preloaded and not used (a review, in Chromium)."""
-    stylesheet = katex_fonts.Stylesheet(KATEX_CSS.read_text())
     (cal,) = renderer.render([("\\mathcal{L}", False)], "x.md")
 
     def fonts(page):
