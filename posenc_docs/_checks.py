@@ -159,8 +159,9 @@ def checked_tensor(
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype == torch.bool or x.is_complex():
         raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
-    x = _checked_shape(name, x, min_ndim, last_dim, floating, x.is_floating_point())
-    return _checked_ndim(name, x, ndim)
+    return _checked_shape(
+        name, x, min_ndim, last_dim, floating, x.is_floating_point(), ndim
+    )
 
 
 def checked_array(
@@ -184,15 +185,7 @@ def checked_array(
     if x.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold numbers, got dtype {x.dtype}")
     is_float = x.dtype.kind == "f"
-    x = _checked_shape(name, x, min_ndim, last_dim, floating, is_float)
-    return _checked_ndim(name, x, ndim)
-
-
-def _checked_ndim(name, x, ndim):
-    if ndim is not None and x.ndim != ndim:
-        dims = "be 1-D" if ndim == 1 else f"have {ndim} dims"
-        raise ValueError(f"{name} must {dims}, got shape {tuple(x.shape)}")
-    return x
+    return _checked_shape(name, x, min_ndim, last_dim, floating, is_float, ndim)
 
 
 def checked_computable(name: str, x: torch.Tensor) -> torch.Tensor:
@@ -203,7 +196,7 @@ def checked_computable(name: str, x: torch.Tensor) -> torch.Tensor:
     return x
 
 
-def _checked_shape(name, x, min_ndim, last_dim, floating, is_float):
+def _checked_shape(name, x, min_ndim, last_dim, floating, is_float, ndim=None):
     if floating and not is_float:
         raise TypeError(f"{name} must have a floating dtype, got {x.dtype}")
     if x.ndim < min_ndim:
@@ -214,6 +207,9 @@ def _checked_shape(name, x, min_ndim, last_dim, floating, is_float):
         raise ValueError(
             f"{name} must have last dim {last_dim}, got shape {tuple(x.shape)}"
         )
+    if ndim is not None and x.ndim != ndim:
+        dims = "be 1-D" if ndim == 1 else f"have {ndim} dims"
+        raise ValueError(f"{name} must {dims}, got shape {tuple(x.shape)}")
     return x
 
 

@@ -102,6 +102,14 @@ def _checked_positions(name, positions, x_shape, n_axes=None):
     return positions
 
 
+def _checked_positions_torch(name, positions, x, n_axes):
+    """`_checked_positions` for a torch `x`: a tensor on x's device."""
+    positions = checked_tensor(name, positions, min_ndim=2, floating=False)
+    _check_positions_shape(name, positions.shape, x.shape, n_axes)
+    checked_same_device(name, positions, x.device)
+    return positions
+
+
 def _check_positions_shape(name, shape, x_shape, n_axes):
     if shape[0] != n_axes or shape[-1] != x_shape[-2]:
         raise ValueError(
@@ -240,11 +248,7 @@ def apply_mrope_torch(
     x = checked_tensor("x", x, min_ndim=2)
     d = checked_even("x.shape[-1]", x.shape[-1])
     pair_axis = _sections_for(d, mrope_section, interleaved)
-    positions = checked_tensor(
-        "positions_thw", positions_thw, min_ndim=2, floating=False
-    )
-    _check_positions_shape("positions_thw", positions.shape, x.shape, 3)
-    checked_same_device("positions_thw", positions, x.device)
+    positions = _checked_positions_torch("positions_thw", positions_thw, x, 3)
     theta = rope.inv_freq(d, checked_real("base", base, gt=1))
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 
@@ -307,9 +311,7 @@ def axial_rope_2d_torch(x, positions_hw, *, base=10000.0):
     """
     x = checked_tensor("x", x, min_ndim=2)
     pair_axis, theta = _axial_frequencies(x.shape[-1], base)
-    positions = checked_tensor("positions_hw", positions_hw, min_ndim=2, floating=False)
-    _check_positions_shape("positions_hw", positions.shape, x.shape, 2)
-    checked_same_device("positions_hw", positions, x.device)
+    positions = _checked_positions_torch("positions_hw", positions_hw, x, 2)
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 
 

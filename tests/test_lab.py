@@ -11,6 +11,7 @@ import torch
 import posenc_docs.lab.run as run_module
 from posenc_docs import lab, scaling
 from posenc_docs.lab import data
+from posenc_docs.pages.part2_extension import yarn_logit_factor
 from posenc_docs.lab.config import (
     EXPERIMENTS,
     FINE_TUNED,
@@ -524,7 +525,7 @@ def test_the_labs_yarn_ramp_and_logit_growth_are_what_the_page_says():
     model = TinyGPT("rope", config.vocab, config.d_model, config.n_head, 1, length)
     for multiple in (4, 16):
         growth = (0.1 * math.log(multiple) + 1) ** 2
-        assert lab.yarn_logit_growth(multiple) == pytest.approx(growth, rel=1e-12)
+        assert yarn_logit_factor(multiple) == pytest.approx(growth, rel=1e-12)
         use_rope_scaling(model, "yarn", float(multiple), config, multiple * length)
         assert model.rope_attention_factor**2 == pytest.approx(growth, rel=1e-12)
 

@@ -38,7 +38,6 @@ from posenc_docs.lab.results import (
     settings,
     source,
     speed_range,
-    yarn_logit_growth,
     yarn_ramp,
 )
 from posenc_docs.lab.tables import (
@@ -84,7 +83,6 @@ __all__ = [
     "speed_table",
     "tables",
     "window_ratio",
-    "yarn_logit_growth",
     "yarn_passkey_table",
     "yarn_ramp",
 ]

@@ -161,7 +161,7 @@ def floor_share_of_gain(name: str, multiple: int, results=None) -> float:
         )
     ]
     floor = math.log(floor_perplexity(1, results) / floor_perplexity(multiple, results))
-    return floor / (sum(falls) / len(falls))
+    return floor / fmean(falls)
 
 
 def provenance(results=None) -> dict:
@@ -195,20 +195,6 @@ def yarn_ramp(results=None) -> tuple:
     return scaling.yarn_ramp_bounds(
         d, ROPE_BASE, original_max_position_embeddings=length
     )
-
-
-def yarn_logit_growth(multiple: int, results=None) -> float:
-    """How much the lab's YaRN multiplies the logits at ``multiple`` x L: its
-    attention factor squared, as `train.use_rope_scaling` builds it."""
-    from posenc_docs import scaling
-    from posenc_docs.lab.config import ROPE_BASE
-
-    d, length = _rope_shape(results)
-    yarn = {"rope_type": "yarn", "factor": float(multiple)}
-    factor = scaling.from_rope_scaling(
-        d, ROPE_BASE, yarn, max_position_embeddings=length
-    )
-    return factor[1] ** 2
 
 
 def dynamic_slow_down(multiple: int, results=None) -> float:
