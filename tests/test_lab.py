@@ -11,7 +11,6 @@ import torch
 import posenc_docs.lab.run as run_module
 from posenc_docs import lab, scaling
 from posenc_docs.lab import data
-from posenc_docs.pages.part2_extension import yarn_logit_factor
 from posenc_docs.lab.config import (
     EXPERIMENTS,
     FINE_TUNED,
@@ -24,6 +23,7 @@ from posenc_docs.lab.model import TinyGPT
 from posenc_docs.lab.passkey import exact_match, passkey_loss
 from posenc_docs.lab.run import main, run
 from posenc_docs.lab.train import evaluate, use_rope_scaling
+from posenc_docs.pages.part2_extension import yarn_logit_factor
 from tests.conftest import ROOT
 
 PASSKEY = FULL["passkey"]
