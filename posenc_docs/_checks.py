@@ -11,13 +11,12 @@ numbers. Tensor and array *values* are never scanned: only shape, dtype, device.
 import math
 import numbers
 import operator
-import sys
 from collections.abc import Mapping
 
 import numpy as np
 import torch
 
-_LARGEST_FLOAT = int(sys.float_info.max)
+_INT64_MAX = 2**63 - 1  # widths, lengths and offsets are int64 in NumPy and torch
 
 
 def _scalar(value):
@@ -31,7 +30,8 @@ def _scalar(value):
 
 
 def checked_int(name: str, value, minimum: int = 1) -> int:
-    """`value` as an int >= `minimum`; floats (even 4.0) are rejected."""
+    """`value` as an int >= `minimum` that an int64 holds; floats (even 4.0) are
+    rejected."""
     kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     value = _scalar(value)
     if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):
@@ -45,21 +45,23 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
             raise TypeError(f"{name} must be {kind}, got {value!r}") from None
     if as_int < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
-    if as_int > _LARGEST_FLOAT:  # e.g. 10**400: no float holds it
-        raise ValueError(f"{name} must be finite as a float, got {value!r}")
+    if as_int > _INT64_MAX:  # e.g. 2**63: NumPy and torch would overflow or crash
+        raise ValueError(f"{name} must be <= 2**63 - 1 (int64), got {value!r}")
     return as_int
 
 
 def checked_int_list(name: str, values, minimum: int = 0) -> list[int]:
     """`values` (a sequence or 1-D array, not a string or a dict) as a list of
     ints, each >= `minimum`."""
-    flat = getattr(values, "ndim", 1) == 1  # a 0-d array or tensor has no items
+    ndim = getattr(values, "ndim", 1)  # a 0-d array or tensor has no items
     if (
         isinstance(values, str | bytes | Mapping)
-        or not flat
+        or ndim == 0
         or not hasattr(values, "__len__")
     ):
         raise TypeError(f"{name} must be a list of integers, got {values!r}")
+    if ndim > 1:
+        raise ValueError(f"{name} must be 1-D, got shape {tuple(values.shape)}")
     return [checked_int(f"{name}[{k}]", v, minimum) for k, v in enumerate(values)]
 
 
@@ -142,9 +144,13 @@ def checked_device(name: str, device):
     if not isinstance(device, str | torch.device) or isinstance(device, bool):
         raise TypeError(f"{name} must be a torch.device, a str or None, got {device!r}")
     try:
-        return torch.device(device)
-    except RuntimeError:
-        raise ValueError(f"{name} must name a torch device, got {device!r}") from None
+        as_device = torch.device(device)
+        torch.empty(0, device=as_device)  # "cuda" on a CPU-only build fails here
+    except (RuntimeError, AssertionError, NotImplementedError):
+        raise ValueError(
+            f"{name} must name a torch device this build can use, got {device!r}"
+        ) from None
+    return as_device
 
 
 def checked_tensor(
@@ -215,8 +221,8 @@ def _checked_shape(name, x, min_ndim, last_dim, floating, is_float, ndim=None):
 
 def checked_indices(name: str, values, length: int, n: int) -> np.ndarray:
     """`values` as a 1-D integer array of `length` entries, each one of 0..n-1."""
-    values = checked_array(name, values, last_dim=length, floating=False)
-    if values.ndim != 1 or values.dtype.kind not in "iu":
+    values = checked_array(name, values, ndim=1, last_dim=length, floating=False)
+    if values.dtype.kind not in "iu":
         raise TypeError(f"{name} must be a 1-D integer array, got {values.tolist()}")
     if length and not 0 <= values.min() <= values.max() < n:
         raise ValueError(
@@ -227,9 +233,13 @@ def checked_indices(name: str, values, length: int, n: int) -> np.ndarray:
 
 def checked_permutation(name: str, perm, n: int) -> np.ndarray:
     """`perm` as an int array holding each of 0..n-1 exactly once."""
+    if isinstance(perm, torch.Tensor) and perm.is_meta:  # no values to check
+        raise ValueError(f"{name} must hold values, got a tensor on the meta device")
     values = np.asarray(perm.detach().cpu() if isinstance(perm, torch.Tensor) else perm)
-    if values.dtype.kind not in "iu" or values.ndim != 1:
+    if values.dtype.kind not in "iu":
         raise TypeError(f"{name} must be a 1-D integer permutation, got {perm!r}")
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {values.shape}")
     if values.shape[0] != n or not np.array_equal(np.sort(values), np.arange(n)):
         raise ValueError(f"{name} must be a permutation of 0..{n - 1}, got {perm!r}")
     return values

@@ -30,6 +30,8 @@ def _check_shapes(q, k, v, bias, causal) -> None:
             f"need q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); got q "
             f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
         )
+    if q.shape[-1] == 0:  # the logits are divided by sqrt(d)
+        raise ValueError(f"q must have a head width d >= 1, got shape {tuple(q.shape)}")
     if k.shape[-2] == 0 < q.shape[-2]:  # a softmax over no keys has no value
         raise ValueError(
             f"k must hold at least one key for {q.shape[-2]} queries, "
@@ -65,6 +67,7 @@ def _checked_arrays(q, k, v, bias, causal, return_weights):
     )
     if bias is not None:
         bias = _checks.checked_array("bias", bias, min_ndim=0, floating=False)
+        bias = bias.astype(np.float64)
     _check_shapes(q, k, v, bias, causal)
     return q, k, v, bias
 
@@ -158,10 +161,10 @@ def _check_projections(x, weights, rotate) -> None:
     if rotate is not None and not callable(rotate):
         raise TypeError(f"rotate must be callable or None, got {rotate!r}")
     for name, w in weights.items():
-        if w.ndim != 2 or w.shape[0] != x.shape[-1]:
+        if w.ndim != 2 or w.shape[0] != x.shape[-1] or w.shape[1] == 0:
             raise ValueError(
                 f"{name} must have shape (d_model, d_head) with d_model = "
-                f"x.shape[-1] = {x.shape[-1]}, got {tuple(w.shape)}"
+                f"x.shape[-1] = {x.shape[-1]} and d_head >= 1, got {tuple(w.shape)}"
             )
 
 
@@ -220,12 +223,13 @@ def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=Fal
     Returns
     -------
     torch.Tensor
-        Shape `(..., T, d_head)`, x's dtype; differentiable.
+        Shape `(..., T, d_v)`, x's dtype; differentiable.
 
     Notes
     -----
-    $q, k, v = x W_q, x W_k, x W_v$ with each $W$ of shape `(d_model, d_head)`;
-    `rotate` (e.g. RoPE) acts on q and k only; then attention_torch.
+    $q, k, v = x W_q, x W_k, x W_v$ with $W_q$ and $W_k$ of shape
+    `(d_model, d_head)`, $W_v$ of shape `(d_model, d_v)`; `rotate` (e.g. RoPE)
+    acts on q and k only; then attention_torch.
     """
     x = _checks.checked_tensor("x", x, min_ndim=2)
     w = {"w_q": w_q, "w_k": w_k, "w_v": w_v}

@@ -15,6 +15,7 @@ from posenc_docs._checks import (
     checked_int,
     checked_integer_dtype,
     checked_real,
+    checked_same_device,
     checked_tensor,
 )
 
@@ -100,6 +101,7 @@ class LearnedPositionalEmbedding(nn.Module):
         """
         x = checked_tensor("x", x, min_ndim=2, last_dim=self.d)  # (..., T, d)
         checked_computable("x", x)  # x + the encoding is in x's dtype
+        checked_same_device("x", x, self.table.weight.device)
         start = checked_int("offset", offset, minimum=0)
         if positions is None:  # the range is known: no values read back
             if x.shape[-2]:
@@ -113,8 +115,9 @@ class LearnedPositionalEmbedding(nn.Module):
             positions = checked_tensor(
                 "positions", positions, min_ndim=0, floating=False
             )
+            checked_same_device("positions", positions, x.device)
             self._check_positions(positions, x.shape[:-1])
-        rows = self.table(positions.to(x.device).long())  # positions.shape + (d,)
+        rows = self.table(positions.long())  # positions.shape + (d,)
         return x + rows.to(x.dtype)  # (..., T, d)
 
     def _check_positions(self, positions: torch.Tensor, batch_shape) -> None:
@@ -123,7 +126,8 @@ class LearnedPositionalEmbedding(nn.Module):
             "positions", positions.shape, batch_shape, "x.shape[:-1]"
         )
         if positions.numel():  # given positions are read back, to name a bad one
-            self._check_range(int(positions.min()), int(positions.max()))
+            wide = positions.double()  # torch has no min or max for uint16/32/64
+            self._check_range(int(wide.min()), int(wide.max()))
 
     def _check_range(self, low: int, high: int) -> None:
         if high >= self.max_len:

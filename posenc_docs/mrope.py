@@ -159,13 +159,14 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
     $\varphi_i = p_{\mathrm{axis}(i)}\, \theta_i$. With one axis this is plain RoPE.
     """
     # --8<-- [start:rotate_by_axes-body]
-    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    x = checked_array("x", x, min_ndim=2, floating=False)  # (..., T, d)
+    x = x.astype(np.float64)  # integer x too, as in apply_rope
     half = checked_even("x.shape[-1]", x.shape[-1]) // 2
-    inv_freq = checked_array("inv_freq", inv_freq, last_dim=half, ndim=1)
+    theta = checked_array("inv_freq", inv_freq, ndim=1, last_dim=half, floating=False)
     positions = _checked_positions("positions", positions, x.shape)  # (n_axes, ..., T)
     pair_axis = checked_indices("pair_axis", pair_axis, half, len(positions))
     per_pair = np.moveaxis(positions[pair_axis], 0, -1)  # (..., T, d/2)
-    angle = per_pair.astype(np.float64) * inv_freq  # (..., T, d/2)
+    angle = per_pair.astype(np.float64) * theta.astype(np.float64)  # (..., T, d/2)
     cos, sin = np.cos(angle), np.sin(angle)
     x1, x2 = np.split(x, 2, axis=-1)  # pair i = (x[i], x[i + d/2])
     return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
@@ -218,7 +219,7 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     (`mrope_pair_axes`). With `t = h = w` it is 1-D RoPE.
     """
     # --8<-- [start:apply_mrope-body]
-    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    x = checked_array("x", x, min_ndim=2, floating=False)  # (..., T, d)
     d = checked_even("x.shape[-1]", x.shape[-1])
     pair_axis = _sections_for(d, mrope_section, interleaved)
     positions = _checked_positions("positions_thw", positions_thw, x.shape, 3)
@@ -287,7 +288,7 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
     $\text{column} \cdot b^{-4(i - d/4)/d}$: each axis gets a d/2-wide RoPE.
     """
     # --8<-- [start:axial_rope_2d-body]
-    x = checked_array("x", x, min_ndim=2).astype(np.float64)  # (..., T, d)
+    x = checked_array("x", x, min_ndim=2, floating=False)  # (..., T, d)
     pair_axis, theta = _axial_frequencies(x.shape[-1], base)
     positions = _checked_positions("positions_hw", positions_hw, x.shape, 2)
     return rotate_by_axes(x, positions, pair_axis, theta)
@@ -376,6 +377,7 @@ def text_image_positions(n_before: int, height: int, width: int, n_after: int):
     # --8<-- [start:text_image_positions-body]
     n_before = checked_int("n_before", n_before, minimum=0)
     n_after = checked_int("n_after", n_after, minimum=0)
+    height, width = checked_int("height", height), checked_int("width", width)
     rows, cols = grid_positions(height, width)  # (h*w,) each
     text = np.arange(n_before)  # (n_before,)
     image = n_before + np.stack([np.zeros_like(rows), rows, cols])  # (3, h*w)

@@ -78,7 +78,7 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     first r terms and of the features alone in the other $d - r$.
     """
     # --8<-- [start:apply_partial_rope-body]
-    x = checked_array("x", x, min_ndim=2).astype(np.float64)
+    x = checked_array("x", x, min_ndim=2, floating=False).astype(np.float64)
     r = _checked_config(rotary_dim, x.shape, positions, base, layout)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]

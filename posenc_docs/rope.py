@@ -573,8 +573,10 @@ def permute_qk_weight(w, n_heads: int, perm):
         Same type and shape as w; row $h d + r$ is old row $h d + \mathrm{perm}[r]$.
     """
     n_heads = _checks.checked_int("n_heads", n_heads)
-    if not isinstance(w, np.ndarray | torch.Tensor) or w.ndim < 1:
+    if not isinstance(w, np.ndarray | torch.Tensor):
         raise TypeError(f"w must be a numpy.ndarray or torch.Tensor, got {w!r}")
+    if w.ndim < 1:
+        raise ValueError(f"w must have at least 1 dim (rows), got shape {w.shape}")
     d = w.shape[0] // n_heads
     if w.shape[0] != n_heads * d:
         raise ValueError(

@@ -116,7 +116,7 @@ def scale_per_pair(
             f"scaled_inv_freq must have the shape of base_inv_freq {unscaled.shape}, "
             f"got {scaled.shape}"
         )
-    return unscaled.astype(np.float64) / scaled
+    return unscaled.astype(np.float64) / scaled.astype(np.float64)
 
 
 def linear(d: int, base: float = 10000.0, *, factor: float):
@@ -293,7 +293,12 @@ def yarn_correction_dim(num_rotations, d, base, original_max_position_embeddings
     L0 = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings
     )
-    return d * math.log(L0 / (2 * math.pi * num_rotations)) / (2 * math.log(base))
+    ratio = L0 / (2 * math.pi * num_rotations)  # HF's form, to the last bit
+    if not 0 < ratio < math.inf:  # r near float's limits: the same in logs
+        ratio_log = math.log(L0) - math.log(2 * math.pi) - math.log(num_rotations)
+    else:
+        ratio_log = math.log(ratio)
+    return d * ratio_log / (2 * math.log(base))
 
 
 def yarn_ramp_bounds(
@@ -343,7 +348,12 @@ def yarn_ramp_bounds(
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     beta_slow = checked_real("beta_slow", beta_slow, gt=0)
-    beta_fast = checked_real("beta_fast", beta_fast, gt=beta_slow)  # > beta_slow
+    beta_fast = checked_real("beta_fast", beta_fast, gt=0)
+    if not beta_fast > beta_slow:
+        raise ValueError(
+            f"beta_fast must be > beta_slow, got beta_fast={beta_fast!r}, "
+            f"beta_slow={beta_slow!r}"
+        )
     L0 = original_max_position_embeddings
     low = yarn_correction_dim(beta_fast, d, base, L0)
     high = yarn_correction_dim(beta_slow, d, base, L0)

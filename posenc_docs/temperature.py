@@ -22,7 +22,6 @@ NumPy functions are the float64 reference; `_torch` twins compute in float32
 import numpy as np
 import torch
 
-from posenc_docs import scaling
 from posenc_docs._checks import (
     checked_array,
     checked_int,
@@ -178,9 +177,8 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
         "original_max_position_embeddings", original_max_position_embeddings
     )
     mscale = checked_real("mscale", mscale, ge=0)
-    factors = np.maximum(1.0, (p.astype(np.float64) + 1.0) / L)
-    g = [scaling.yarn_mscale(float(s), mscale) for s in factors.ravel()]
-    return np.square(g).reshape(factors.shape)
+    s = np.maximum(1.0, (p.astype(np.float64) + 1.0) / L)  # positions' shape
+    return (0.1 * mscale * np.log(s) + 1.0) ** 2  # g(s)^2, g as scaling.yarn_mscale
 
 
 # --8<-- [end:yarn_logit_scale-body]

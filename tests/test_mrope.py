@@ -277,8 +277,32 @@ def test_rotate_by_axes_checks_its_arrays():
     x, positions = np.zeros((4, 8)), np.zeros((2, 4), dtype=int)
     with pytest.raises(ValueError, match="pair_axis must have last dim 4"):
         rotate_by_axes(x, positions, np.zeros(3, dtype=int), np.ones(4))
-    with pytest.raises(TypeError, match="inv_freq must have a floating dtype"):
-        rotate_by_axes(x, positions, np.zeros(4, dtype=int), np.ones(4, dtype=int))
+    with pytest.raises(TypeError, match="inv_freq must hold numbers"):
+        rotate_by_axes(x, positions, np.zeros(4, dtype=int), np.ones(4, dtype=bool))
+
+
+def test_numpy_references_take_integer_data_as_apply_rope_does():
+    """A review found apply_rope took an integer x and these three refused it:
+    the NumPy references all compute in float64 from any real array."""
+    from posenc_docs.mrope import apply_mrope, axial_rope_2d, rotate_by_axes
+
+    x = np.arange(32).reshape(4, 8)  # integers
+    positions = np.arange(12).reshape(3, 4) % 3  # (3, T)
+    as_float = x.astype(np.float64)
+    pair_axis, theta = np.array([0, 1, 1, 2]), np.array([1, 2, 3, 4])  # ints too
+    got = rotate_by_axes(x, positions, pair_axis, theta)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(
+        got, rotate_by_axes(as_float, positions, pair_axis, theta.astype(float))
+    )
+    section = {"mrope_section": [2, 1, 1]}
+    np.testing.assert_array_equal(
+        apply_mrope(x, positions, **section),
+        apply_mrope(as_float, positions, **section),
+    )
+    np.testing.assert_array_equal(
+        axial_rope_2d(x, positions[:2]), axial_rope_2d(as_float, positions[:2])
+    )
 
 
 @pytest.mark.parametrize(
@@ -287,7 +311,7 @@ def test_rotate_by_axes_checks_its_arrays():
         ([0, 1, 1, -1], ValueError, r"pair_axis must hold indices from 0 to 1, got"),
         ([0, 1, 1, 2], ValueError, r"from 0 to 1, got \[0, 1, 1, 2\]"),
         ([0.0, 1.0, 1.0, 1.0], TypeError, "pair_axis must be a 1-D integer array"),
-        ([[0, 1, 1, 1]], TypeError, "pair_axis must be a 1-D integer array"),
+        ([[0, 1, 1, 1]], ValueError, "pair_axis must be 1-D"),
     ],
 )
 def test_rotate_by_axes_refuses_a_pair_axis_that_is_not_an_axis(

@@ -48,8 +48,9 @@ BAD = {
         (INF, T),
         (0, V),
         (-1, V),
+        (2**63, V),  # past int64: NumPy and torch overflowed or crashed
     ],
-    "index": [(1.5, T), ("1", T), ([1], T), (True, T), (None, T), (-1, V)],
+    "index": [(1.5, T), ("1", T), ([1], T), (True, T), (None, T), (-1, V), (2**63, V)],
     "base": [
         ("1e4", T),
         ([1e4], T),
@@ -433,6 +434,65 @@ def test_return_types_follow_the_docstrings():
 
 
 YARN_NO_FACTOR = {"rope_type": "yarn"}  # factor = max_position_embeddings / L0
+LEARNED = learned.LearnedPositionalEmbedding(8, 8)
+NO_CUDA = pytest.mark.skipif(torch.cuda.is_available(), reason="cuda is usable here")
+# A second review (2026-12-05): each crashed inside NumPy or torch, or named
+# another argument than the one at fault.
+REVIEW_2026_12_05 = [
+    (lambda: LEARNED(X, positions=torch.arange(2, device="meta")), V, "positions"),
+    (lambda: LEARNED(X.to("meta")), V, "x must be on device"),
+    (
+        lambda: rope.permute_qk_weight(
+            torch.zeros(8, 3), 1, X.new_empty(8, device="meta")
+        ),
+        V,
+        "perm",
+    ),
+    pytest.param(
+        lambda: alibi.alibi_bias_torch(2, 3, 3, device="cuda"),
+        V,
+        "device",
+        marks=NO_CUDA,
+    ),
+    (lambda: sinusoidal.SinusoidalPositionalEncoding(8)(X, offset=10**20), V, "offset"),
+    (lambda: rope.RotaryEmbedding(8)(X, X, offset=2**63), V, "offset"),
+    (
+        lambda: scaling.yarn_ramp_bounds(
+            64, original_max_position_embeddings=2048, beta_slow=1e308
+        ),
+        V,
+        "beta_slow",
+    ),
+    (
+        lambda: att.attention(np.ones((2, 0)), np.ones((2, 0)), np.ones((2, 3))),
+        V,
+        "q must",
+    ),
+    (
+        lambda: att.attention_torch(
+            torch.ones(2, 0), torch.ones(2, 0), torch.ones(2, 3)
+        ),
+        V,
+        "q must",
+    ),
+    (
+        lambda: att.self_attention(
+            np.ones((2, 4)), np.ones((4, 0)), np.ones((4, 0)), np.ones((4, 3))
+        ),
+        V,
+        "w_q",
+    ),
+    (
+        lambda: rope.permute_qk_weight(np.zeros((8, 3)), 1, np.arange(8).reshape(2, 4)),
+        V,
+        "perm must be 1-D",
+    ),
+    (
+        lambda: mrope.mrope_pair_axes(np.array([[16, 24, 24]])),
+        V,
+        "mrope_section must be 1-D",
+    ),
+]
 EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
 
 
@@ -509,6 +569,7 @@ EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
             "k must",
         ),
         (lambda: rope.inv_freq(torch.tensor(8, device="meta")), T, "d must"),
+        *REVIEW_2026_12_05,
     ],
 )
 def test_bad_input_a_differential_review_found_is_refused_by_name(call, error, name):
@@ -596,3 +657,58 @@ def test_yarn_ramp_bounds_are_floats_without_truncation():
         128, original_max_position_embeddings=100, truncate=False
     )
     assert (type(low), type(high)) == (float, float) and low == 0.0
+
+
+def test_narrow_integer_sizes_are_numbers_like_python_ints():
+    """text_image_positions added the unchecked height and width: an int16 height
+    wrapped the positions after the image to -32536."""
+    expected = mrope.text_image_positions(32000, 1000, 800, 1)
+    for height in (np.int16(1000), torch.tensor(1000, dtype=torch.int16)):
+        got = mrope.text_image_positions(32000, height, 800, 1)
+        np.testing.assert_array_equal(got, expected)
+    assert expected[:, -1].tolist() == [33000] * 3  # 32000 + max(1000, 800)
+
+
+def test_yarn_logit_scale_lets_nan_positions_through_as_its_twin_does():
+    """Values are not scanned: the NumPy function raised on a NaN position (naming
+    a `scale` it has no argument for) where its torch twin returned NaN."""
+    from posenc_docs import temperature
+
+    p = np.array([np.nan, 1.0, 9.0, np.inf])
+    got = temperature.yarn_logit_scale(p, original_max_position_embeddings=4)
+    twin = temperature.yarn_logit_scale_torch(
+        torch.from_numpy(p), original_max_position_embeddings=4
+    )
+    np.testing.assert_array_equal(got, twin.numpy())
+    assert np.isnan(got[0]) and got[1] == 1.0 and got[3] == np.inf
+    g = scaling.yarn_mscale(10 / 4)  # p = 9: s = (9 + 1) / 4
+    assert got[2] == pytest.approx(g * g, rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_learned_takes_unsigned_positions(dtype):
+    """torch has no min or max for uint16/32/64: the range check crashed."""
+    positions = torch.tensor([3, 0])
+    got = LEARNED(X, positions=positions.to(dtype))
+    torch.testing.assert_close(got, LEARNED(X, positions=positions), rtol=0, atol=0)
+    with pytest.raises(IndexError, match="no row for position 9"):
+        LEARNED(X, positions=torch.tensor([0, 9], dtype=dtype))
+
+
+def test_yarn_bounds_stay_finite_for_extreme_rotation_counts():
+    """2*pi*r overflowed (log of 0) or L0 / (2*pi*r) did (floor of inf)."""
+    assert math.isfinite(scaling.yarn_correction_dim(1e308, 64, 1e4, 2048))
+    assert math.isfinite(scaling.yarn_correction_dim(1e-310, 64, 1e4, 2048))
+    usual = 64 * math.log(2048 / (2 * math.pi * 32)) / (2 * math.log(1e4))
+    assert scaling.yarn_correction_dim(32, 64, 1e4, 2048) == usual  # HF's, exactly
+
+
+def test_numpy_references_return_float64_from_long_double_input():
+    """A long-double operand left uncast made the result float128."""
+    wide = np.longdouble
+    assert scaling.scale_per_pair(np.array([0.5], wide), [1.0]).dtype == np.float64
+    q = np.ones((2, 2))
+    assert att.attention(q, q, q, bias=np.zeros((2, 2), wide)).dtype == np.float64
+    x, positions = np.ones((2, 4)), np.zeros((1, 2), dtype=int)
+    got = mrope.rotate_by_axes(x, positions, [0, 0], np.ones(2, wide))
+    assert got.dtype == np.float64

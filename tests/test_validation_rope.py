@@ -169,7 +169,7 @@ SWEEP = [
                 ("repeated", np.array([0, 0, 1, 1]), ValueError),
                 ("wrong length", np.arange(5), ValueError),
                 ("float dtype", np.arange(4.0), TypeError),
-                ("2-D", np.arange(4).reshape(2, 2), TypeError),
+                ("2-D", np.arange(4).reshape(2, 2), ValueError),
                 ("str", "abc", TypeError),
             ],
         },
