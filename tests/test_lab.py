@@ -366,6 +366,9 @@ def test_committed_perplexity_supports_what_the_page_says():
     assert all(below(n, "none", 1) for n in ("learned", "sinusoidal", "rope", "alibi"))
     # "most of that gain has a known cause": the floor's fall, in log perplexity
     assert 0.5 < lab.floor_share_of_gain("alibi", 16) <= 1.0
+    # the page prints both falls: the share must follow from them as printed
+    printed = round(lab.floor_log_fall(16), 4) / round(lab.log_fall("alibi", 16), 4)
+    assert round(100 * printed) == round(100 * lab.floor_share_of_gain("alibi", 16))
     order_1 = lab.context_perplexity(1)  # the previous token alone
     assert abs(ppl("sinusoidal", 2) / order_1 - 1) < 0.05  # "about what ... allows"
     assert lab.floor_perplexity(1) < ppl("none", 1) < order_1  # NoPE: between
@@ -408,6 +411,7 @@ def test_committed_fine_tune_results_support_what_the_page_says():
     assert below("ft_pi", "pi", 4) and below("rope", "ft_pi", 1)
     assert below("ft_rope", "rope", 4) and below("rope", "ft_rope", 1)
     assert below("yarn", "ft_yarn", 16)  # past the fine-tuning length
+    assert overlap("ft_yarn", "rope", 1)  # "at L it stays where RoPE was"
     for tuned, zero_shot in (("ft_yarn", "yarn"), ("ft_rope", "rope"), ("ft_pi", "pi")):
         assert overlap(tuned, zero_shot, 4, acc_range)  # "within the spread"
     assert overlap("ft_pi", "ft_rope", 4, acc_range)

@@ -149,19 +149,21 @@ def context_perplexity(c: int, results=None) -> float:
     return math.exp(data.context_entropy(table, c))
 
 
+def log_fall(name: str, multiple: int, results=None) -> float:
+    """``name``'s fall in log perplexity from L to ``multiple`` L, mean over seeds."""
+    short, long = perplexities(name, 1, results), perplexities(name, multiple, results)
+    return fmean(math.log(a) - math.log(b) for a, b in zip(short, long, strict=True))
+
+
+def floor_log_fall(multiple: int, results=None) -> float:
+    """The window floor's fall in log perplexity from L to ``multiple`` L."""
+    return math.log(floor_perplexity(1, results) / floor_perplexity(multiple, results))
+
+
 def floor_share_of_gain(name: str, multiple: int, results=None) -> float:
     """The share of ``name``'s fall in log perplexity from L to ``multiple`` L
     (mean over seeds) that the window floor's own fall accounts for."""
-    falls = [
-        math.log(short) - math.log(long)
-        for short, long in zip(
-            perplexities(name, 1, results),
-            perplexities(name, multiple, results),
-            strict=True,
-        )
-    ]
-    floor = math.log(floor_perplexity(1, results) / floor_perplexity(multiple, results))
-    return floor / fmean(falls)
+    return floor_log_fall(multiple, results) / log_fall(name, multiple, results)
 
 
 def provenance(results=None) -> dict:
