@@ -147,12 +147,12 @@ def alibi_bias_per_head(n_heads: int, seq_len: int, *, theme: str, cols: int = 4
             layout="constrained",
             squeeze=False,
         )
-        for head, ax in enumerate(axes.flat):
+        between = ": " if cols > 2 else "\n"  # two narrow columns: every title
+        for head, ax in enumerate(axes.flat):  # on two lines, not only the long ones
             ax.set_facecolor(colors["grid"])  # shows through the masked cells
             image = ax.imshow(shown[head], cmap=cmap, norm=norm)
-            ax.set_title(
-                f"head {head + 1}: m = {_power_of_two(slopes[head])}", fontsize=9
-            )
+            slope = _power_of_two(slopes[head])
+            ax.set_title(f"head {head + 1}{between}m = {slope}", fontsize=9)
             ax.set_xticks([0, seq_len - 1])
             ax.set_yticks([0, seq_len - 1])
         fig.colorbar(image, ax=axes, label="penalty m·(i − j), log scale", shrink=0.9)
