@@ -314,10 +314,10 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
     positions = _checks.checked_tensor("positions", positions, floating=False)
     _checks.checked_same_device("positions", positions, x.device)
     work = _checks.work_dtype(x)  # the rotation's dtype
-    if inv_freq is None:
+    if inv_freq is None:  # in the rotation's dtype, float64 for float64 positions
         _checks.checked_even("d = x.shape[-1]", x.shape[-1])
         theta = torch.from_numpy(_default_inv_freq(x.shape[-1], base))
-        inv_freq = theta.to(x.device, work)  # same dtype as the rotation
+        inv_freq = theta.to(x.device, _checks.work_dtype(x, positions))
     _check_shapes(x, positions, _checks.checked_tensor("inv_freq", inv_freq))
     wide = torch.promote_types(inv_freq.dtype, work)  # float64 for float64 x
     return x, positions, inv_freq.to(wide)
@@ -626,7 +626,9 @@ class RotaryEmbedding(torch.nn.Module):
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     max_len : int, default 2048
-        Positions cached up front; the cache grows when a call needs more.
+        Positions cached up front. A call whose positions continue past the
+        cache grows it (doubling); one that starts past its end computes its
+        own rows and leaves the cache as it is.
     layout : str, default "half"
         Pair layout: `"half"`, pair i is `(x[i], x[i + d/2])` (HF
         LLaMA checkpoints); or `"interleaved"`, pair i is `(x[2i], x[2i+1])`
@@ -640,7 +642,9 @@ class RotaryEmbedding(torch.nn.Module):
     Notes
     -----
     `forward(q, k, offset)` rotates token t by $(\text{offset} + t)\, \theta_i$; with a
-    KV cache pass `offset = past_len` so new tokens continue the positions.
+    KV cache pass `offset = past_len` so new tokens continue the positions. For a
+    batch whose rows have their own positions (left padding, packed sequences),
+    pass `positions`, Hugging Face's `position_ids` of shape (B, T), instead.
     `inv_freq` and the cache stay float32 through `.to(dtype)`/`.half()`
     (only the device follows), so a bf16 model keeps float32 angles; float64
     inputs are therefore rotated with float32-accurate cos/sin. float32 holds
@@ -650,6 +654,8 @@ class RotaryEmbedding(torch.nn.Module):
     under `torch.device("meta")` works after `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
     scaled frequencies or `attention_factor`; build the module with the same ones.
+    A state dict that holds `inv_freq` keys (some checkpoints do) loads with
+    `strict=False` or with those keys dropped; the module keeps its frequencies.
     Frequencies are not trained: an `inv_freq` that requires grad is refused
     (learned frequencies go to `apply_rope_torch`, which differentiates through
     them). They may be replaced: assigning `inv_freq` or `attention_factor`, or
@@ -660,6 +666,8 @@ class RotaryEmbedding(torch.nn.Module):
     `inv_freq.data` does not advance: write under `torch.no_grad()` instead.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
+    `torch.compile` is supported (one graph across offsets); TorchScript
+    (`torch.jit.script`, deprecated in torch) is not.
     """
 
     def __init__(
@@ -706,9 +714,14 @@ class RotaryEmbedding(torch.nn.Module):
     def _rotation_table(self, first: int, length: int) -> tuple:
         """cos and sin (length, d/2), float32, of positions first ..
         first + length - 1, times attention_factor."""
+        positions = torch.arange(first, first + length, device=self.inv_freq.device)
+        return self._rows(positions)
+
+    def _rows(self, positions: torch.Tensor) -> tuple:
+        """cos and sin (..., T, d/2), float32, of integer positions (..., T), times
+        attention_factor."""
         theta = self.inv_freq.detach().to(torch.float32)  # as `_refresh` makes it
-        positions = torch.arange(first, first + length, device=theta.device)
-        angle = angles_torch(positions, theta)  # (length, d/2)
+        angle = angles_torch(positions, theta)  # (..., T, d/2)
         return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
 
     @torch.inference_mode(False)  # grown in an inference pass, it still trains
@@ -745,13 +758,21 @@ class RotaryEmbedding(torch.nn.Module):
     def _cos_sin(self, offset: int, length: int) -> tuple:
         """cos and sin (length, d/2), float32, of positions offset .. offset+length-1.
 
-        A `torch.compile` graph computes them from `inv_freq` as it is when the
-        graph runs: read from the cache, a graph would keep a stale copy after an
-        in-place write to `inv_freq` (the check of `forward` is not traced).
+        From the cache, grown (doubling) when the positions continue past its end;
+        positions that start past its end are computed alone, so a decoding step
+        at position 10**6 builds no cache of a million rows. A `torch.compile`
+        graph computes them from `inv_freq` as it is when the graph runs: read
+        from the cache, a graph would keep a stale copy after an in-place write to
+        `inv_freq` (the check of `forward` is not traced), and a guard on the
+        cache's length would recompile.
         """
-        if torch.compiler.is_compiling():
+        if torch.compiler.is_compiling():  # before the cache's length is read
             return self._rotation_table(offset, length)
-        end = offset + length
+        cached, end = self.cos_cached.shape[0], offset + length
+        if offset > cached:
+            return self._rotation_table(offset, length)
+        if end > cached:
+            self._build_cache(max(end, 2 * cached))
         return self.cos_cached[offset:end], self.sin_cached[offset:end]
 
     def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
@@ -760,18 +781,27 @@ class RotaryEmbedding(torch.nn.Module):
         cos, sin = cos.to(x.device, work), sin.to(x.device, work)
         return _rotate_torch(x.to(work), cos, sin, self.layout).to(x.dtype)
 
-    def forward(self, q: torch.Tensor, k: torch.Tensor, offset: int = 0):
+    def forward(
+        self, q: torch.Tensor, k: torch.Tensor, offset: int = 0, *, positions=None
+    ):
         """Rotate q and k, (B, H, T, d), as positions offset .. offset + T - 1.
 
         Parameters
         ----------
         q : torch.Tensor
-            Queries, shape `(B, H, T, d)`.
+            Queries, shape `(B, H, T, d)`: the token axis is the second to last.
+            A `(B, T, H, d)` tensor is not detected (its shape is as valid) and
+            would be rotated by head index: transpose it first.
         k : torch.Tensor
             Keys, shape `(B, H_kv, T, d)`, the same T as q: with a KV cache,
             rotate only the new keys (the cached ones keep their rotation).
         offset : int, default 0
             Position of the first token (`past_len` with a KV cache).
+        positions : torch.Tensor, optional
+            Integer positions, shape `(T,)`, or `(B, T)` for 4-D q and k (Hugging
+            Face's `position_ids`: one row per sequence, e.g. left padding or
+            packed sequences), on q's device; instead of `offset`, which must
+            then be 0. Their rows are computed, not read from the cache.
 
         Returns
         -------
@@ -788,10 +818,33 @@ class RotaryEmbedding(torch.nn.Module):
             )
         if self._was_changed():  # inv_freq or attention_factor set on the module
             self._refresh()
-        needed = offset + q.shape[-2]
-        # Grown geometrically; a compiled graph computes its cos/sin instead and
-        # reads not even the cache's length (a guard on it would recompile).
-        if not torch.compiler.is_compiling() and needed > self.cos_cached.shape[0]:
-            self._build_cache(max(needed, 2 * self.cos_cached.shape[0]))
-        cos, sin = self._cos_sin(offset, q.shape[-2])  # (T, d/2)
+        if positions is None:
+            cos, sin = self._cos_sin(offset, q.shape[-2])  # (T, d/2)
+        else:
+            cos, sin = self._rows(self._checked_positions(positions, q, k, offset))
         return self._rotate(q, cos, sin), self._rotate(k, cos, sin)
+
+    def _checked_positions(self, positions, q, k, offset) -> torch.Tensor:
+        """`positions` (T,) as given, or (B, T) as (B, 1, T) for (B, H, T, d)."""
+        if offset:
+            raise ValueError(f"offset must be 0 when positions are given, got {offset}")
+        positions = _checks.checked_tensor("positions", positions, floating=False)
+        _checks.checked_integer_dtype("positions", positions)
+        _checks.checked_same_device("positions", positions, q.device)
+        if positions.ndim > 2 or positions.shape[-1] != q.shape[-2]:
+            raise ValueError(
+                f"positions must have shape (T,) or (B, T) with T = {q.shape[-2]}, "
+                f"got {tuple(positions.shape)}"
+            )
+        if positions.ndim == 1:
+            return positions
+        if q.ndim != 4 or k.ndim != 4:
+            raise ValueError(
+                f"positions of shape (B, T) need q and k of shape (B, H, T, d), got "
+                f"q {tuple(q.shape)}, k {tuple(k.shape)}"
+            )
+        for name, x in (("q", q), ("k", k)):
+            _checks.checked_broadcasts_into(
+                "positions' batch", positions.shape[:1], x.shape[:1], f"{name}'s batch"
+            )
+        return positions[:, None, :]  # (B, 1, T): the same for every head

@@ -519,6 +519,25 @@ def test_llama_rotary_module_end_to_end_applies_the_attention_factor():
         assert not torch.allclose(a, b.double(), rtol=1e-5, atol=1e-5)
 
 
+def test_rotary_module_takes_hfs_position_ids_of_a_left_padded_batch():
+    """RotaryEmbedding(positions=position_ids) against HF's module and
+    apply_rotary_pos_emb, with YaRN's attention factor: row 0 is left-padded (its
+    pad tokens at position 1, as HF's generate writes them), row 1 is not."""
+    d, T = 64, 6
+    config = hf_config(d, 1e4, "yarn", 4096, **YARN_8X_512)
+    q, k, _ = random_qk_and_positions(d, T=T, dtype=torch.float32)
+    position_ids = torch.tensor([[1, 1, 0, 1, 2, 3], [0, 1, 2, 3, 4, 5]])  # (B, T)
+    cos, sin = hf().modeling_llama.LlamaRotaryEmbedding(config)(q, position_ids)
+    theirs = hf().modeling_llama.apply_rotary_pos_emb(q, k, cos, sin)
+    inv_freq, factor = scaling.yarn(d, **YARN_8X_512)
+    module = rope.RotaryEmbedding(d, inv_freq=inv_freq, attention_factor=factor)
+    ours = module(q, k, positions=position_ids)
+    for a, b in zip(ours, theirs, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+    row = module(q[1:], k[1:], 0)  # the unpadded row: as the offset call
+    torch.testing.assert_close(ours[0][1:], row[0], rtol=0, atol=0)
+
+
 def test_gptj_sinusoidal_table_is_our_sin_then_cos_at_base_1e4():
     d, n_positions = 64, 128
     gptj = hf().modeling_gptj

@@ -433,14 +433,28 @@ def test_module_cast_keeps_float32_buffers(cast):
 def test_module_cache_grows_past_max_len():
     rope = RotaryEmbedding(16, max_len=4)
     q = torch.randn(1, 2, 3, 16, generator=torch.Generator().manual_seed(5))
-    q_rot, _ = rope(q, q, offset=10)
-    assert rope.cos_cached.shape[0] >= 13
+    q_rot, _ = rope(q, q, offset=3)  # positions 3..5 continue the cache's 0..3
+    assert rope.cos_cached.shape[0] == 8  # doubled
     torch.testing.assert_close(
-        q_rot, apply_rope_torch(q, torch.arange(10, 13), layout="half")
+        q_rot, apply_rope_torch(q, torch.arange(3, 6), layout="half")
     )
     fresh = RotaryEmbedding(16, max_len=64)
     n = rope.cos_cached.shape[0]
     torch.testing.assert_close(rope.sin_cached, fresh.sin_cached[:n], rtol=0, atol=0)
+
+
+def test_positions_far_past_the_cache_are_computed_alone():
+    """A review: one decoding step at position 10**6 built a cache of every
+    position from 0 (512 MB at d = 128), and the next step doubled it. Positions
+    that start past the cache's end are now computed alone, the same numbers as
+    a cache that holds them."""
+    small, covering = RotaryEmbedding(8, max_len=4), RotaryEmbedding(8, max_len=1030)
+    q = torch.randn(1, 2, 3, 8, generator=torch.Generator().manual_seed(5))
+    for offset in (5, 1000, 1001):  # 5: past the end (4), not continuing it
+        got, expected = small(q, q, offset=offset), covering(q, q, offset=offset)
+        for a, b in zip(got, expected, strict=True):
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+        assert small.cos_cached.shape[0] == 4
 
 
 def test_module_attention_factor_scales_scores_by_its_square():
@@ -994,3 +1008,64 @@ def test_torch_compile_decoding_does_not_recompile_for_each_offset():
     for offset in range(12):
         torch.testing.assert_close(compiled(q, q, offset)[0], rope(q, q, offset)[0])
     assert _dynamo.utils.counters["stats"]["unique_graphs"] <= 2
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_float64_positions_give_float64_angles_with_the_default_frequencies(layout):
+    """A review: the docstring's float64 angles for float64 positions held, but the
+    default frequencies were first rounded to float32 (x's dtype), so at position
+    10**6 the rotation was 5e-3 off; with its own float64 inv_freq, 1e-7."""
+    x = torch.randn(2, 4, 16, generator=torch.Generator().manual_seed(3))
+    positions = np.arange(10**6, 10**6 + 4)
+    expected = apply_rope(x.double().numpy(), positions, layout=layout)
+    got = apply_rope_torch(x, torch.from_numpy(positions).double(), layout=layout)
+    assert got.dtype == torch.float32
+    np.testing.assert_allclose(got.double().numpy(), expected, atol=1e-6)
+
+
+def test_module_positions_per_row_equal_an_offset_per_row():
+    """positions (B, T), e.g. HF's position_ids: each row as a call with its own
+    offset, every head alike; positions (T,) as the offset they start at."""
+    rotary = RotaryEmbedding(16, max_len=4, attention_factor=1.3)
+    gen = torch.Generator().manual_seed(8)
+    q, k = (
+        torch.randn(2, 4, 5, 16, generator=gen),
+        torch.randn(2, 2, 5, 16, generator=gen),
+    )
+    rows = torch.tensor([[0, 1, 2, 3, 4], [7, 8, 9, 10, 11]])
+    got = rotary(q, k, positions=rows)
+    for b, offset in enumerate((0, 7)):
+        expected = rotary(q[b : b + 1], k[b : b + 1], offset)
+        for a, e in zip(got, expected, strict=True):
+            torch.testing.assert_close(a[b : b + 1], e, rtol=0, atol=0)
+    by_offset = rotary(q, k, 3)
+    for a, e in zip(rotary(q, k, positions=torch.arange(3, 8)), by_offset, strict=True):
+        torch.testing.assert_close(a, e, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda r, q: r(q, q, positions=torch.arange(5.0)), TypeError, "positions"),
+        (lambda r, q: r(q, q, positions=torch.arange(4)), ValueError, "T = 5"),
+        (lambda r, q: r(q, q, 2, positions=torch.arange(5)), ValueError, "offset"),
+        (lambda r, q: r(q[0], q[0], positions=torch.zeros(2, 5, dtype=torch.long)),
+         ValueError, "need q and k of shape"),
+        (lambda r, q: r(q, q, positions=torch.zeros(3, 5, dtype=torch.long)),
+         ValueError, "positions' batch"),
+        (lambda r, q: r(q, q, positions=torch.zeros(1, 1, 5, dtype=torch.long)),
+         ValueError, "positions"),
+    ],
+)  # fmt: skip
+def test_module_positions_are_checked(call, error, match):
+    with pytest.raises(error, match=match):
+        call(RotaryEmbedding(16), torch.zeros(2, 4, 5, 16))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_gradcheck_module_with_positions_per_row(layout):
+    rotary = RotaryEmbedding(8, layout=layout, attention_factor=1.2)
+    gen = torch.Generator().manual_seed(9)
+    q = torch.randn(2, 2, 3, 8, dtype=torch.float64, generator=gen, requires_grad=True)
+    rows = torch.tensor([[4, 5, 6], [0, 0, 1]])
+    assert torch.autograd.gradcheck(lambda x: rotary(x, x, positions=rows)[0], (q,))

@@ -84,8 +84,8 @@ def torch_data(shape_ok, *, bad_shape, floating=True, device=True):
     return cases
 
 
-def rotary_forward(q=X_T, k=X_T, offset=0):
-    return rope.RotaryEmbedding(8)(q, k, offset=offset)
+def rotary_forward(q=X_T, k=X_T, offset=0, positions=None):
+    return rope.RotaryEmbedding(8)(q, k, offset=offset, positions=positions)
 
 
 Q_NP, K_NP, V_NP = np.zeros((2, 3, 8)), np.zeros((2, 5, 8)), np.zeros((2, 5, 4))
@@ -198,6 +198,16 @@ SWEEP = [
             "q": torch_data((4, 8), bad_shape=(4, 6), device=False),
             "k": torch_data((4, 8), bad_shape=(8,), device=False),
             "offset": [*INT, ("float 1.0", 1.0, TypeError)],
+            "positions": [
+                ("numpy array (mixed)", np.arange(4), TypeError),
+                ("list", [0, 1, 2, 3], TypeError),
+                ("str", "abc", TypeError),
+                ("float dtype", torch.arange(4.0), TypeError),
+                ("bool dtype", torch.ones(4, dtype=torch.bool), TypeError),
+                ("wrong shape", torch.arange(3), ValueError),
+                ("3-D", torch.zeros(2, 1, 4, dtype=torch.long), ValueError),
+                ("other device", torch.arange(4, device="meta"), ValueError),
+            ],
         },
     ),
     (
