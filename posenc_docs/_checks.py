@@ -145,8 +145,9 @@ def checked_device(name: str, device):
         raise TypeError(f"{name} must be a torch.device, a str or None, got {device!r}")
     try:
         as_device = torch.device(device)
-        torch.empty(0, device=as_device)  # "cuda" on a CPU-only build fails here
-    except (RuntimeError, AssertionError, NotImplementedError):
+        torch.empty(0, device=as_device)  # "cuda" on a CPU build, "hpu" without
+        # its module: each fails here
+    except (RuntimeError, AssertionError, NotImplementedError, ImportError):
         raise ValueError(
             f"{name} must name a torch device this build can use, got {device!r}"
         ) from None

@@ -161,7 +161,8 @@ def _check_projections(x, weights, rotate) -> None:
     if rotate is not None and not callable(rotate):
         raise TypeError(f"rotate must be callable or None, got {rotate!r}")
     for name, w in weights.items():
-        if w.ndim != 2 or w.shape[0] != x.shape[-1] or w.shape[1] == 0:
+        empty = w.ndim == 2 and w.shape[1] == 0 and name != "w_v"  # d_v = 0: empty
+        if w.ndim != 2 or w.shape[0] != x.shape[-1] or empty:
             raise ValueError(
                 f"{name} must have shape (d_model, d_head) with d_model = "
                 f"x.shape[-1] = {x.shape[-1]} and d_head >= 1, got {tuple(w.shape)}"

@@ -87,12 +87,12 @@ class LearnedPositionalEmbedding(nn.Module):
         Parameters
         ----------
         x : torch.Tensor
-            Floating-point input, shape `(..., T, d)`.
+            Floating-point input, shape `(..., T, d)`, on the table's device.
         offset : int, default 0
             Position of the first token (>= 0); must be 0 with `positions`.
         positions : torch.Tensor, optional
-            Integer positions broadcastable to `x.shape[:-1]`, instead of
-            `offset + arange(T)`.
+            Integer positions broadcastable to `x.shape[:-1]`, on x's device,
+            instead of `offset + arange(T)`.
 
         Returns
         -------

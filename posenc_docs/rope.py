@@ -720,7 +720,7 @@ class RotaryEmbedding(torch.nn.Module):
     def _rows(self, positions: torch.Tensor) -> tuple:
         """cos and sin (..., T, d/2), float32, of integer positions (..., T), times
         attention_factor."""
-        theta = self.inv_freq.detach().to(torch.float32)  # as `_refresh` makes it
+        theta = self.inv_freq.detach().to(positions.device, torch.float32)
         angle = angles_torch(positions, theta)  # (..., T, d/2)
         return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
 
@@ -843,8 +843,10 @@ class RotaryEmbedding(torch.nn.Module):
                 f"positions of shape (B, T) need q and k of shape (B, H, T, d), got "
                 f"q {tuple(q.shape)}, k {tuple(k.shape)}"
             )
-        for name, x in (("q", q), ("k", k)):
-            _checks.checked_broadcasts_into(
-                "positions' batch", positions.shape[:1], x.shape[:1], f"{name}'s batch"
+        batch = positions.shape[0]  # compared as sizes: torch.export keeps B symbolic
+        if batch != 1 and (batch != q.shape[0] or batch != k.shape[0]):
+            raise ValueError(
+                f"positions' batch must be 1 or that of q and k, got positions "
+                f"{tuple(positions.shape)}, q {tuple(q.shape)}, k {tuple(k.shape)}"
             )
         return positions[:, None, :]  # (B, 1, T): the same for every head

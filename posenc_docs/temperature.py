@@ -106,7 +106,7 @@ def qwen_logn_scale(positions, *, seq_length=8192):
 
     Returns
     -------
-    numpy.ndarray
+    numpy.ndarray or numpy.float64
         Float64, positions' shape; 1 up to p + 1 = L.
 
     Notes
@@ -161,7 +161,7 @@ def yarn_logit_scale(positions, *, original_max_position_embeddings, mscale=1.0)
 
     Returns
     -------
-    numpy.ndarray
+    numpy.ndarray or numpy.float64
         Float64, positions' shape; 1 up to p + 1 = L.
 
     Notes

@@ -435,6 +435,8 @@ def test_module_cache_grows_past_max_len():
     q = torch.randn(1, 2, 3, 16, generator=torch.Generator().manual_seed(5))
     q_rot, _ = rope(q, q, offset=3)  # positions 3..5 continue the cache's 0..3
     assert rope.cos_cached.shape[0] == 8  # doubled
+    rope(q, q, offset=8)  # starts exactly at the end: continues it
+    assert rope.cos_cached.shape[0] == 16
     torch.testing.assert_close(
         q_rot, apply_rope_torch(q, torch.arange(3, 6), layout="half")
     )
@@ -1069,3 +1071,36 @@ def test_gradcheck_module_with_positions_per_row(layout):
     q = torch.randn(2, 2, 3, 8, dtype=torch.float64, generator=gen, requires_grad=True)
     rows = torch.tensor([[4, 5, 6], [0, 0, 1]])
     assert torch.autograd.gradcheck(lambda x: rotary(x, x, positions=rows)[0], (q,))
+
+
+def test_module_positions_follow_q_to_its_device_as_offset_does():
+    """A module on the CPU rotates q elsewhere (cos/sin follow q); the positions
+    path asked for inv_freq on q's device, naming an argument never passed."""
+    rotary, q = RotaryEmbedding(8), torch.zeros(1, 2, 3, 8, device="meta")
+    positions = torch.arange(3, device="meta")
+    assert rotary(q, q, positions=positions)[0].shape == q.shape
+    assert rotary(q, q)[0].shape == q.shape
+
+
+def test_module_positions_per_row_export_with_a_dynamic_batch():
+    """The batch check compares sizes, so torch.export keeps B symbolic (a NumPy
+    broadcast of the shapes made it a constant)."""
+    if not hasattr(torch, "export"):
+        pytest.skip("torch.export is unavailable in this torch build")
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rotary = RotaryEmbedding(8)
+
+        def forward(self, q, k, positions):
+            return self.rotary(q, k, positions=positions)
+
+    batch = torch.export.Dim("B")
+    q, positions = torch.randn(2, 2, 3, 8), torch.arange(3).repeat(2, 1)
+    exported = torch.export.export(
+        Block(), (q, q, positions), dynamic_shapes=({0: batch},) * 3
+    )
+    q5, rows = torch.randn(5, 2, 3, 8), torch.arange(3).repeat(5, 1)
+    got = exported.module()(q5, q5, rows)[0]  # traced ops: rounded as compile's
+    torch.testing.assert_close(got, Block()(q5, q5, rows)[0], rtol=1e-6, atol=1e-6)

@@ -712,3 +712,12 @@ def test_numpy_references_return_float64_from_long_double_input():
     x, positions = np.ones((2, 4)), np.zeros((1, 2), dtype=int)
     got = mrope.rotate_by_axes(x, positions, [0, 0], np.ones(2, wide))
     assert got.dtype == np.float64
+
+
+def test_a_value_width_of_0_is_an_empty_result_not_an_error():
+    """Only a query or key width of 0 is refused (the logits divide by its root):
+    the review's first fix refused w_v of width 0 too, which attention takes."""
+    x = np.ones((3, 4))
+    got = att.self_attention(x, np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 0)))
+    assert got.shape == (3, 0)
+    assert att.attention(x, x, np.ones((3, 0))).shape == (3, 0)
