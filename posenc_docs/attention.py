@@ -98,16 +98,20 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
     Notes
     -----
     $w = \mathrm{softmax}(q k^\top / \sqrt{d} + \mathrm{bias})$ over keys;
-    $\mathrm{out} = w\, v$.
+    $\mathrm{out} = w\, v$. q is scaled before the product (as torch's
+    `scaled_dot_product_attention` does), so 16-bit logits do not overflow first.
+    A query whose every key is masked ($-\infty$) gets weights 0 and output 0,
+    as in torch's, not NaN.
     """
     q, k, v, bias = _checked_arrays(q, k, v, bias, causal, return_weights)
-    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
+    scores = q / math.sqrt(q.shape[-1]) @ np.swapaxes(k, -1, -2)  # (..., Tq, Tk)
     scores = scores if bias is None else scores + bias
     if causal:
         scores = np.where(_future_keys(q.shape[-2], k.shape[-2]), -np.inf, scores)
     top = scores.max(axis=-1, keepdims=True, initial=-np.inf)  # no query: empty
-    weights = np.exp(scores - top)
-    weights /= weights.sum(axis=-1, keepdims=True)
+    masked = np.isneginf(top)  # every key masked: weights 0, not 0 / 0
+    weights = np.exp(scores - np.where(masked, 0.0, top))
+    weights /= np.where(masked, 1.0, weights.sum(axis=-1, keepdims=True))
     out = weights @ v  # (..., Tq, dv)
     return (out, weights) if return_weights else out
 
@@ -143,15 +147,18 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     Notes
     -----
     $w = \mathrm{softmax}(q k^\top / \sqrt{d} + \mathrm{bias})$, with $-\infty$ for
-    masked keys.
+    masked keys; q scaled first. A query whose every key is masked gets weights
+    0, output 0 and gradients 0 (as `scaled_dot_product_attention`), not NaN.
     """
     _checked_tensors(q, k, v, bias, causal, return_weights)
-    scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (..., Tq, Tk)
+    scores = q / math.sqrt(q.shape[-1]) @ k.transpose(-1, -2)  # (..., Tq, Tk)
     scores = scores if bias is None else scores + bias
     if causal:
         future = torch.from_numpy(_future_keys(q.shape[-2], k.shape[-2]))
         scores = scores.masked_fill(future.to(scores.device), -math.inf)
-    weights = torch.softmax(scores, dim=-1)
+    masked = scores.isneginf().all(dim=-1, keepdim=True)  # (..., Tq, 1)
+    weights = torch.softmax(scores.masked_fill(masked, 0.0), dim=-1)
+    weights = weights.masked_fill(masked, 0.0)  # every key masked: no NaN
     out = weights @ v  # (..., Tq, dv)
     return (out, weights) if return_weights else out
 

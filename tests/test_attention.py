@@ -339,3 +339,34 @@ def test_gradcheck_self_attention_torch_with_rope(layout):
     numpy_rotate = partial(apply_rope, positions=np.arange(5), layout=layout)
     want = self_attention(*arrays, rotate=numpy_rotate, causal=True)
     np.testing.assert_allclose(f(x, w_q, w_k, w_v).detach().numpy(), want, atol=1e-12)
+
+
+def test_a_query_with_every_key_masked_gets_zeros_not_nan():
+    """A review: with a left-padded batch (padded keys at -inf under ALiBi's causal
+    bias) the padded queries came out NaN, and so did every gradient of q, k and
+    v, even with those rows left out of the loss. As torch's SDPA: weights and
+    output 0 there, finite gradients; the NumPy twin agrees."""
+    gen = torch.Generator().manual_seed(4)
+    q, k, v = (torch.randn(2, 4, 8, 16, generator=gen) for _ in range(3))
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    pad = torch.tensor([[True] * 3 + [False] * 5, [False] * 8])  # (B, Tk)
+    bias = alibi_bias_torch(4, 8, 8) + torch.where(pad, -math.inf, 0.0)[:, None, None]
+    out, weights = attention_torch(q, k, v, bias=bias, return_weights=True)
+    assert out[0, :, :3].abs().max() == 0 and weights[0, :, :3].abs().max() == 0
+    sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    torch.testing.assert_close(out, sdpa, rtol=1e-5, atol=1e-5)
+    torch.where(pad[:, None, :, None], 0.0, out).sum().backward()
+    assert all(torch.isfinite(t.grad).all() for t in (q, k, v))
+    arrays = [t.detach().double().numpy() for t in (q, k, v)]
+    reference = attention(*arrays, bias=bias.double().numpy())
+    np.testing.assert_allclose(reference, out.detach().double().numpy(), atol=1e-6)
+
+
+def test_16_bit_logits_are_scaled_before_they_overflow():
+    """q . k = 128 * 23**2 = 67,712 is past float16's 65,504: multiplying first
+    and scaling after gave NaN; scaling q first (as SDPA does) does not."""
+    q = torch.full((1, 1, 4, 128), 23.0, dtype=torch.float16)
+    v = torch.randn(1, 1, 4, 128, generator=torch.Generator().manual_seed(5))
+    out = attention_torch(q, q.clone(), v.half(), causal=True)
+    wide = attention_torch(q.float(), q.float(), v, causal=True)
+    torch.testing.assert_close(out.float(), wide, rtol=1e-2, atol=1e-2)
