@@ -49,6 +49,20 @@ def parameter_count(max_len: int, d: int) -> int:
 # --8<-- [end:parameter_count-body]
 
 
+class _PositionTable(nn.Embedding):
+    """`nn.Embedding` whose `reset_parameters` draws rows from N(0, init_std^2):
+    a module built on the meta device, then `to_empty` and reset, starts as
+    `__init__` made it (nn.Embedding's own reset draws N(0, 1))."""
+
+    def __init__(self, max_len: int, d: int, init_std: float):
+        self.init_std = init_std  # read by the reset nn.Embedding's init calls
+        super().__init__(max_len, d)
+
+    def reset_parameters(self) -> None:
+        super().reset_parameters()  # N(0, 1) first: seeded runs draw as they did
+        nn.init.normal_(self.weight, std=self.init_std)
+
+
 class LearnedPositionalEmbedding(nn.Module):
     r"""Trainable table of `max_len` position vectors, added to the input.
 
@@ -70,7 +84,9 @@ class LearnedPositionalEmbedding(nn.Module):
     shape `(..., T, d)`), or the given `positions` (an integer tensor whose
     shape broadcasts to `x.shape[:-1]`). The output has the dtype of `x`.
     A position outside 0..max_len-1 is an IndexError (naming the ceiling when
-    it is too large).
+    it is too large). The table is `table.weight`, as an `nn.Embedding`'s (a
+    GPT-2 `wpe.weight` loads into it); `reset_parameters` draws it again from
+    N(0, init_std^2), so deferred (meta-device) initialisation keeps `init_std`.
     """
 
     def __init__(self, max_len: int, d: int, *, init_std: float = 0.02):
@@ -78,8 +94,11 @@ class LearnedPositionalEmbedding(nn.Module):
         self.max_len = checked_int("max_len", max_len)
         self.d = checked_int("d", d)
         init_std = checked_real("init_std", init_std, ge=0)
-        self.table = nn.Embedding(self.max_len, self.d)  # (max_len, d)
-        nn.init.normal_(self.table.weight, std=init_std)
+        self.table = _PositionTable(self.max_len, self.d, init_std)  # (max_len, d)
+
+    def reset_parameters(self) -> None:
+        """Draw the table again from N(0, init_std^2) (deferred initialisation)."""
+        self.table.reset_parameters()
 
     def forward(self, x: torch.Tensor, *, offset: int = 0, positions=None):
         """Add the rows for `offset..offset+T-1` (or `positions`) to x.
@@ -92,7 +111,9 @@ class LearnedPositionalEmbedding(nn.Module):
             Position of the first token (>= 0); must be 0 with `positions`.
         positions : torch.Tensor, optional
             Integer positions broadcastable to `x.shape[:-1]`, on x's device,
-            instead of `offset + arange(T)`.
+            instead of `offset + arange(T)`. Their smallest and largest are read
+            back to name one past the table: a device sync, and a graph break
+            under `torch.compile` (the `offset` path has neither).
 
         Returns
         -------

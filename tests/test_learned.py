@@ -178,3 +178,24 @@ def test_compiles_whole_and_once_for_every_offset():
     assert _dynamo.utils.counters["stats"]["unique_graphs"] <= 2
     with pytest.raises(IndexError, match="no row for position 64"):
         module(x, offset=62)  # eager still names the ceiling
+
+
+def test_deferred_initialisation_keeps_init_std_and_seeded_draws_are_unchanged():
+    """A review: built on the meta device, moved with to_empty and reset module by
+    module (the usual deferred initialisation), the table came out N(0, 1), not
+    N(0, 0.02^2). A seeded build still draws as nn.Embedding + normal_ did (the
+    lab's committed runs depend on it)."""
+    with torch.device("meta"):
+        deferred = LearnedPositionalEmbedding(1024, 64)
+    deferred = deferred.to_empty(device="cpu")
+    for module in deferred.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    assert abs(deferred.table.weight.std().item() - 0.02) < 0.001
+    torch.manual_seed(3)
+    built = LearnedPositionalEmbedding(64, 16).table.weight
+    torch.manual_seed(3)
+    before = torch.nn.Embedding(64, 16)
+    torch.nn.init.normal_(before.weight, std=0.02)
+    torch.testing.assert_close(built, before.weight, rtol=0, atol=0)
+    assert list(LearnedPositionalEmbedding(4, 2).state_dict()) == ["table.weight"]
