@@ -272,7 +272,9 @@ def axial_rope_2d(x, positions_hw, *, base=10000.0):
     x : numpy.ndarray of shape (..., T, d)
         Patch queries or keys; d divisible by 4.
     positions_hw : integer array of shape (2, ..., T)
-        Row and column of every patch (`grid_positions`).
+        Row and column of every patch, in the order the patches come (e.g.
+        `grid_positions`, row-major; a Qwen2-VL checkpoint orders its patches in
+        `spatial_merge_size` blocks, so take their positions from its own order).
     base : float, default 10000.0
         RoPE base.
 
@@ -335,7 +337,9 @@ def grid_positions(height: int, width: int) -> np.ndarray:
 
     Notes
     -----
-    Patch $k = r \cdot \text{width} + c$ has row r and column c.
+    Patch $k = r \cdot \text{width} + c$ has row r and column c. Qwen2-VL's
+    vision tower orders its patches otherwise: in 2 x 2 blocks
+    (`spatial_merge_size`), block after block.
     """
     # --8<-- [start:grid_positions-body]
     height, width = checked_int("height", height), checked_int("width", width)
