@@ -86,7 +86,8 @@ class LearnedPositionalEmbedding(nn.Module):
     A position outside 0..max_len-1 is an IndexError (naming the ceiling when
     it is too large). The table is `table.weight`, as an `nn.Embedding`'s (a
     GPT-2 `wpe.weight` loads into it); `reset_parameters` draws it again from
-    N(0, init_std^2), so deferred (meta-device) initialisation keeps `init_std`.
+    $\mathcal{N}(0, \sigma^2)$, so deferred (meta-device) initialisation keeps
+    `init_std`.
     """
 
     def __init__(self, max_len: int, d: int, *, init_std: float = 0.02):
@@ -97,7 +98,8 @@ class LearnedPositionalEmbedding(nn.Module):
         self.table = _PositionTable(self.max_len, self.d, init_std)  # (max_len, d)
 
     def reset_parameters(self) -> None:
-        """Draw the table again from N(0, init_std^2) (deferred initialisation)."""
+        r"""Draw the table again from $\mathcal{N}(0, \sigma^2)$, $\sigma$ =
+        `init_std` (deferred initialisation)."""
         self.table.reset_parameters()
 
     def forward(self, x: torch.Tensor, *, offset: int = 0, positions=None):
