@@ -55,7 +55,7 @@ class _PositionTable(nn.Embedding):
     `__init__` made it (nn.Embedding's own reset draws N(0, 1))."""
 
     def __init__(self, max_len: int, d: int, init_std: float):
-        self.init_std = init_std  # read by the reset nn.Embedding's init calls
+        self.init_std = init_std  # first: nn.Embedding.__init__ calls the reset
         super().__init__(max_len, d)
 
     def reset_parameters(self) -> None:

@@ -766,13 +766,12 @@ class RotaryEmbedding(torch.nn.Module):
         `inv_freq` (the check of `forward` is not traced), and a guard on the
         cache's length would recompile.
         """
-        if torch.compiler.is_compiling():  # before the cache's length is read
+        # `or` stops at the first: a compiled graph never reads the cache's length
+        if torch.compiler.is_compiling() or offset > self.cos_cached.shape[0]:
             return self._rotation_table(offset, length)
-        cached, end = self.cos_cached.shape[0], offset + length
-        if offset > cached:
-            return self._rotation_table(offset, length)
-        if end > cached:
-            self._build_cache(max(end, 2 * cached))
+        end = offset + length
+        if end > self.cos_cached.shape[0]:
+            self._build_cache(max(end, 2 * self.cos_cached.shape[0]))
         return self.cos_cached[offset:end], self.sin_cached[offset:end]
 
     def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):

@@ -15,7 +15,16 @@ import numpy as np
 import pytest
 import torch
 
-from posenc_docs import alibi, learned, mrope, relative_bias, rope, scaling, sinusoidal
+from posenc_docs import (
+    alibi,
+    learned,
+    mrope,
+    relative_bias,
+    rope,
+    scaling,
+    sinusoidal,
+    temperature,
+)
 from posenc_docs import attention as att
 
 MODULES = {"sinusoidal": sinusoidal, "learned": learned, "alibi": alibi}
@@ -672,7 +681,6 @@ def test_narrow_integer_sizes_are_numbers_like_python_ints():
 def test_yarn_logit_scale_lets_nan_positions_through_as_its_twin_does():
     """Values are not scanned: the NumPy function raised on a NaN position (naming
     a `scale` it has no argument for) where its torch twin returned NaN."""
-    from posenc_docs import temperature
 
     p = np.array([np.nan, 1.0, 9.0, np.inf])
     got = temperature.yarn_logit_scale(p, original_max_position_embeddings=4)
