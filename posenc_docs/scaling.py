@@ -659,6 +659,49 @@ def llama3(
     return np.where(is_fast, theta, np.where(is_slow, theta / factor, blended)), 1.0
 
 
+def proportional(d, base=10000.0, *, factor=1.0, partial_rotary_factor=1.0):
+    r"""Gemma 4's partial RoPE (HF `"proportional"`): the head's own exponents on
+    the pairs that rotate, frequency 0 on the others.
+
+    Parameters
+    ----------
+    d : int
+        Head width (positive, even), not the rotary width: every one of the d/2
+        pairs gets a frequency, 0 for the pairs that do not rotate.
+    base : float, default 10000.0
+        RoPE base b > 1.
+    factor : float, default 1.0
+        s >= 1, dividing every frequency (as `linear`).
+    partial_rotary_factor : float, default 1.0
+        p in [0, 1], the share of the head that rotates (Gemma 4's global
+        layers: 0.25; 1 gives `linear`).
+
+    Returns
+    -------
+    inv_freq : numpy.ndarray of shape (d/2,)
+        float64 frequencies $\theta'_i$, zero from pair r on.
+    attention_factor : float
+        Always 1.0 for this method.
+
+    Notes
+    -----
+    $r = \lfloor p d / 2 \rfloor$ pairs rotate, with $\theta'_i = b^{-2i/d}/s$ for
+    $i < r$ and $\theta'_i = 0$ (angle 0, no rotation) for $r \le i < d/2$. The
+    exponent is over the head width d; GPT-NeoX's partial RoPE computes
+    $b^{-2i/(pd)}$ over the rotary width and rotates only the first $pd$
+    features. Applied in the half layout (as Gemma 4 is), pair i is
+    $(x_i, x_{i+d/2})$, so the still features are the last $d/2 - r$ of each half.
+    Attention factor 1.
+    """
+    d, base = checked_even("d", d), checked_real("base", base, gt=1)
+    factor = checked_real("factor", factor, ge=1)
+    share = checked_real("partial_rotary_factor", partial_rotary_factor, ge=0, le=1)
+    n_rotated = int(share * d // 2)  # transformers' own expression, float floor
+    theta = rope_inv_freq(d, base)  # (d/2,), the head's own exponents
+    theta[n_rotated:] = 0.0
+    return theta / factor, 1.0
+
+
 def default(d: int, base: float = 10000.0):
     r"""Plain RoPE, no scaling (HF `"default"`).
 
@@ -692,6 +735,7 @@ ROPE_TYPES = {  # rope_type -> method, like transformers' ROPE_INIT_FUNCTIONS
     "yarn": yarn,
     "longrope": longrope,
     "llama3": llama3,
+    "proportional": proportional,
     "ntk": ntk,  # static NTK-aware: not a transformers rope_type
 }
 _FROM_CALLER = ("max_position_embeddings", "seq_len")  # from the model, not the dict
@@ -718,7 +762,9 @@ def from_rope_scaling(
     ----------
     d : int
         Rotary dimension of the model: `int(head_dim * partial_rotary_factor)`
-        for a model that rotates part of each head.
+        for a model that rotates part of each head; for `"proportional"`, the
+        head width itself (that method reads `partial_rotary_factor` from the
+        dict).
     base : float
         RoPE base (`rope_theta`) of the model.
     rope_scaling : dict or None
@@ -726,24 +772,25 @@ def from_rope_scaling(
         Keys: `rope_type` (or the legacy `type`, which `rope_type` overrides as
         in transformers; default `"default"`, and the legacy `"mrope"` means
         it), one of the keys of `ROPE_TYPES` (transformers' names, plus `"ntk"`
-        for static NTK-aware scaling; transformers' `"proportional"` is not among
-        them, nor the `"axial"` of its vision configs: for Qwen2-VL-style
-        ones, half layout, the 2-D rotation is `mrope.axial_rope_2d`), plus the
-        keyword arguments of that method (`factor`,
-        `original_max_position_embeddings`, `beta_fast`, `low_freq_factor`,
-        `short_factor`, ...). A key set to None counts as absent (but a
-        `"yarn"` `truncate` of None means False, as transformers reads it); a `"yarn"`
-        without `factor` takes `max_position_embeddings / L0` (DeepSeek-V3);
-        `rope_theta`, if present, must equal `base`; `partial_rotary_factor`, if
-        present, must be in (0, 1] and is otherwise not used (it is already in
-        `d`); `max_position_embeddings` (Ministral 3 copies it there) stands in
-        for the argument of that name, and must equal it if both are given;
+        for static NTK-aware scaling; not the `"axial"` of transformers' vision
+        configs: for Qwen2-VL-style ones, half layout, the 2-D rotation is
+        `mrope.axial_rope_2d`), plus the keyword arguments of that method
+        (`factor`, `original_max_position_embeddings`, `beta_fast`,
+        `low_freq_factor`, `short_factor`, ...). A key set to None counts as
+        absent (but a `"yarn"` `truncate` of None means False, as transformers
+        reads it); a `"yarn"` without `factor` takes
+        `max_position_embeddings / L0` (DeepSeek-V3); `rope_theta`, if present,
+        must equal `base`; `partial_rotary_factor`, if present, must be in
+        (0, 1] and is otherwise not used (it is already in `d`), except by
+        `"proportional"`, which takes it as an argument;
+        `max_position_embeddings` (Ministral 3 copies it there) stands in for
+        the argument of that name, and must equal it if both are given;
         `mrope_section`, `mrope_interleaved` and `interleaved` (M-RoPE's axes,
-        see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale
-        by position, not a frequency) are ignored, as transformers' configs
-        ignore them when they check the dict. A dict of one dict per layer type
-        (Gemma 3's) is refused: pass the one for the layer. None means no
-        scaling.
+        see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale by
+        position, not a frequency) are ignored, as transformers' configs ignore
+        them when they check the dict. A dict of one dict per layer type
+        (Gemma 3's and Gemma 4's) is refused: pass the one for the layer. None
+        means no scaling.
     max_position_embeddings : int, optional
         The config's own length: `"dynamic"` needs it, `"longrope"` uses it
         when `factor` is absent, and it stands in for a missing
@@ -868,7 +915,7 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     theta = checked_real("rope_scaling's rope_theta", params.pop("rope_theta", base))
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")
-    if "partial_rotary_factor" in params:  # transformers 5 puts it in rope_parameters
+    if "partial_rotary_factor" in params and kind != "proportional":  # already in d
         fraction = params.pop("partial_rotary_factor")
         checked_real("rope_scaling's partial_rotary_factor", fraction, gt=0, le=1)
     return kind, params

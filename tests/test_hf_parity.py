@@ -52,7 +52,7 @@ def hf() -> SimpleNamespace:
 
 
 HF_RTOL = 2e-6
-HF_TYPES_NOT_IN_POSENC_DOCS = {"proportional"}
+HF_TYPES_NOT_IN_POSENC_DOCS: set[str] = set()
 GRID = list(  # (d, base, factor, L0): 60 points
     itertools.product((4, 8, 64, 96, 128), (1e4, 5e5), (1.0, 2.5, 8.0), (512, 4096))
 )
@@ -152,6 +152,13 @@ def llama3_cases(d, base, factor, L0):
         yield params, round(factor * L0), None, scaling.llama3(d, base, **params)
 
 
+def proportional_cases(d, base, factor, L0):
+    """d is the head width; 0.3 and 1/3 test transformers' float floor of p d / 2."""
+    for share in (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0):
+        params = {"factor": factor, "partial_rotary_factor": share}
+        yield params, L0, None, scaling.proportional(d, base, **params)
+
+
 CASES = {  # our method: (HF rope_type, cases)
     "default": ("default", default_cases),
     "linear": ("linear", linear_cases),
@@ -160,7 +167,9 @@ CASES = {  # our method: (HF rope_type, cases)
     "yarn": ("yarn", yarn_cases),
     "longrope": ("longrope", longrope_cases),
     "llama3": ("llama3", llama3_cases),
+    "proportional": ("proportional", proportional_cases),
 }
+HEAD_WIDTH_D = {"default", "proportional"}  # methods whose d is not the rotary width
 
 
 def test_every_hf_rope_type_is_compared_or_listed_as_missing():
@@ -195,16 +204,17 @@ def test_from_rope_scaling_reads_a_config_dict_as_hf_does(method):
             assert_matches_hf(ours, hf_frequencies(config, seq_len), f"{params}")
 
 
-@pytest.mark.parametrize("method", sorted(set(CASES) - {"default"}))
+@pytest.mark.parametrize("method", sorted(set(CASES) - HEAD_WIDTH_D))
 def test_our_d_is_hf_head_dim_times_partial_rotary_factor(method):
-    """LLaMA's own default ignores partial_rotary_factor, so it is not in this test."""
+    """LLaMA's own default ignores partial_rotary_factor, and proportional's d is
+    the head width, so neither is in this test."""
     rope_type, cases = CASES[method]
     for params, max_pos, seq_len, ours in cases(32, 1e4, 4.0, 1024):
         config = hf_config(32, 1e4, rope_type, max_pos, head_dim=128, **params)
         assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
 
 
-@pytest.mark.parametrize("method", sorted(set(CASES) - {"default", "ntk"}))
+@pytest.mark.parametrize("method", sorted(set(CASES) - HEAD_WIDTH_D - {"ntk"}))
 def test_from_rope_scaling_takes_a_configs_own_rope_parameters(method):
     """transformers 5 keeps partial_rotary_factor in rope_parameters: taken as is."""
     rope_type, cases = CASES[method]
@@ -290,6 +300,35 @@ def test_from_rope_scaling_refuses_one_dict_per_layer_type():
         scaling.from_rope_scaling(256, 1e4, per_layer)
     local = per_layer["sliding_attention"]
     assert scaling.from_rope_scaling(256, local["rope_theta"], local)[1] == 1.0
+
+
+def test_gemma4s_layers_rotate_as_hfs_gemma4_rotary_module():
+    """Gemma 4's default config: sliding layers plain RoPE on 256-wide heads, full
+    layers "proportional" (p = 0.25) on 512-wide heads. Each layer type's dict,
+    through from_rope_scaling and RotaryEmbedding, rotates q and k as HF's module
+    and apply_rotary_pos_emb do; the full layers' still features come out as they
+    went in."""
+    from transformers import Gemma4TextConfig
+    from transformers.models.gemma4 import modeling_gemma4
+
+    config = Gemma4TextConfig()
+    hf_rotary = modeling_gemma4.Gemma4TextRotaryEmbedding(config)
+    position_ids = torch.tensor([[0, 1, 5, 17, 60]])  # (1, T): float32 angles agree
+    for layer_type, d in (("sliding_attention", 256), ("full_attention", 512)):
+        parameters = dict(config.rope_parameters[layer_type])
+        inv_freq, factor = scaling.from_rope_scaling(
+            d, parameters["rope_theta"], parameters
+        )
+        q, k, _ = random_qk_and_positions(d, T=5, dtype=torch.float32)
+        cos, sin = hf_rotary(q, position_ids, layer_type)
+        theirs = [modeling_gemma4.apply_rotary_pos_emb(t, cos, sin) for t in (q, k)]
+        module = rope.RotaryEmbedding(d, inv_freq=inv_freq, attention_factor=factor)
+        ours = module(q, k, positions=position_ids)
+        for a, b in zip(ours, theirs, strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    still = torch.cat([torch.arange(64, 256), torch.arange(320, 512)])  # 3/4 of pairs
+    torch.testing.assert_close(ours[0][..., still], q[..., still], rtol=0, atol=0)
+    assert not torch.allclose(ours[0][..., :64], q[..., :64])
 
 
 @pytest.mark.parametrize("seq_len", [2000, 8000])

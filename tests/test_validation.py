@@ -85,6 +85,8 @@ BAD = {
     ],
     "positive": [("1", T), ([1.0], T), (True, T), (NAN, V), (INF, V), (0.0, V)],
     "nonneg": [("1", T), ([1.0], T), (None, T), (NAN, V), (INF, V), (-1.0, V)],
+    "share": [("1", T), ([0.5], T), (None, T), (True, T), (NAN, V), (-0.25, V)]
+    + [(1.5, V), (INF, V)],
     "optional_positive": [("1", T), ([1.0], T), (NAN, V), (0.0, V), (-1.0, V)],
     "optional_nonneg": [("1", T), ([1.0], T), (NAN, V), (-20.0, V)],
     "optional_count": [(1.5, T), ("9", T), ([9], T), (0, V), (-1, V)],
@@ -332,6 +334,13 @@ SPECS = {
         {"d": "even", "base": "base", "factor": "factor", "low_freq_factor": "positive"}
         | {"high_freq_factor": "positive", "original_max_position_embeddings": "count"},
         [("low_freq_factor", 4.5, V)],
+    ),
+    "scaling.proportional": (
+        scaling.proportional,
+        {"d": 16, "base": BASE, "factor": 2.0, "partial_rotary_factor": 0.25},
+        {"d": "even", "base": "base", "factor": "factor"}
+        | {"partial_rotary_factor": "share"},
+        [],
     ),
     "scaling.from_rope_scaling": (
         scaling.from_rope_scaling,
