@@ -756,15 +756,18 @@ def from_rope_scaling(
     original_max_position_embeddings=None,
     seq_len=None,
 ):
-    """`(inv_freq, attention_factor)` for a model config's `rope_scaling` dict.
+    r"""`(inv_freq, attention_factor)` for a model config's `rope_scaling` dict.
 
     Parameters
     ----------
     d : int
-        Rotary dimension of the model: `int(head_dim * partial_rotary_factor)`
-        for a model that rotates part of each head; for `"proportional"`, the
-        head width itself (that method reads `partial_rotary_factor` from the
-        dict).
+        Head width (`head_dim`) when the dict holds `partial_rotary_factor` p
+        (transformers 5 keeps it there): the method then gets the rotary width
+        `int(d * p)`, as transformers computes it, which must be even. Without
+        that key, the rotary width itself (for a transformers 4 config whose
+        `partial_rotary_factor` or `rotary_pct` is a top-level field, pass
+        `int(head_dim * partial_rotary_factor)`). `"proportional"` always takes
+        the head width and reads p itself.
     base : float
         RoPE base (`rope_theta`) of the model.
     rope_scaling : dict or None
@@ -781,14 +784,18 @@ def from_rope_scaling(
         reads it); a `"yarn"` without `factor` takes
         `max_position_embeddings / L0` (DeepSeek-V3); `rope_theta`, if present,
         must equal `base`; `partial_rotary_factor`, if present, must be in
-        (0, 1] and is otherwise not used (it is already in `d`), except by
-        `"proportional"`, which takes it as an argument;
+        (0, 1] (`[0, 1]` for `"proportional"`) and sets the rotary width (see
+        `d`);
         `max_position_embeddings` (Ministral 3 copies it there) stands in for
         the argument of that name, and must equal it if both are given;
         `mrope_section`, `mrope_interleaved` and `interleaved` (M-RoPE's axes,
         see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale by
         position, not a frequency) are ignored, as transformers' configs ignore
-        them when they check the dict. A dict of one dict per layer type
+        them when they check the dict. Ministral 3 multiplies its rotated
+        queries at position p by $1 + \beta \ln(1 + \lfloor p / L_0 \rfloor)$,
+        which is `temperature.llama4_attention_scale(p - 1, floor_scale=L0,
+        attn_scale=beta)` (Llama 4's floor is of (p + 1) / `floor_scale`). A dict
+        of one dict per layer type
         (Gemma 3's and Gemma 4's) is refused: pass the one for the layer. None
         means no scaling.
     max_position_embeddings : int, optional
@@ -801,11 +808,14 @@ def from_rope_scaling(
         `"longrope"` and `"llama3"` it takes priority over the dict's, as in
         transformers.
     seq_len : int, optional
-        Current length, for `"dynamic"` and `"longrope"`; ignored by the others.
+        Current length, for `"dynamic"` and `"longrope"`; ignored by the others:
+        the largest position + 1 (transformers' `max(position_ids) + 1`), not
+        the number of new tokens of a decoding step.
 
     Returns
     -------
-    inv_freq : numpy.ndarray of shape (d/2,)
+    inv_freq : numpy.ndarray of shape (r/2,)
+        r the rotary width (see `d`).
     attention_factor : float
 
     Raises
@@ -815,9 +825,10 @@ def from_rope_scaling(
         the wrong type.
     ValueError
         Unknown `rope_type`, keys the method does not take, or missing keys; a
-        `rope_theta` other than `base`; a `partial_rotary_factor` outside (0, 1];
-        one dict per layer type (pass one of them); a `max_position_embeddings`
-        in the dict other than the argument; and the method's own errors.
+        `rope_theta` other than `base`; a `partial_rotary_factor` outside (0, 1],
+        or one that makes an odd rotary width; one dict per layer type (pass one
+        of them); a `max_position_embeddings` in the dict other than the
+        argument; and the method's own errors.
 
     Notes
     -----
@@ -830,6 +841,7 @@ def from_rope_scaling(
             "max_position_embeddings", max_position_embeddings
         )
     kind, params = _rope_scaling_items(rope_scaling, base)
+    d = _rotary_width(d, kind, params)
     max_position_embeddings = _config_length(params, max_position_embeddings)
     if original_max_position_embeddings is not None:
         original_max_position_embeddings = checked_int(
@@ -915,10 +927,23 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
     theta = checked_real("rope_scaling's rope_theta", params.pop("rope_theta", base))
     if theta != base:
         raise ValueError(f"rope_scaling's rope_theta={theta!r} is not base={base!r}")
-    if "partial_rotary_factor" in params and kind != "proportional":  # already in d
-        fraction = params.pop("partial_rotary_factor")
-        checked_real("rope_scaling's partial_rotary_factor", fraction, gt=0, le=1)
     return kind, params
+
+
+def _rotary_width(d, kind: str, params: dict) -> int:
+    """The width the method rotates: `int(d * partial_rotary_factor)` if the dict
+    has that key (taken out of it), else d; `"proportional"` keeps both."""
+    d = checked_even("d", d)
+    if kind == "proportional" or "partial_rotary_factor" not in params:
+        return d
+    share = params.pop("partial_rotary_factor")
+    share = checked_real("rope_scaling's partial_rotary_factor", share, gt=0, le=1)
+    if (width := int(d * share)) < 2 or width % 2:
+        raise ValueError(
+            f"the rotary width int(d * partial_rotary_factor) = int({d} * {share!r})"
+            f" = {width} must be even and >= 2"
+        )
+    return width
 
 
 def _check_rope_scaling_keys(kind, params: dict, extra: dict, keyword: dict) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc_docs import alibi, rope, scaling
+from posenc_docs import alibi, rope, scaling, temperature
 from posenc_docs.pages.pitfalls import prose_alibi_slopes
 
 
@@ -216,19 +216,55 @@ def test_our_d_is_hf_head_dim_times_partial_rotary_factor(method):
 
 @pytest.mark.parametrize("method", sorted(set(CASES) - HEAD_WIDTH_D - {"ntk"}))
 def test_from_rope_scaling_takes_a_configs_own_rope_parameters(method):
-    """transformers 5 keeps partial_rotary_factor in rope_parameters: taken as is."""
+    """transformers 5 keeps partial_rotary_factor in rope_parameters: with it, d is
+    the head width and the method rotates int(d * p), as transformers reads the
+    config (the head width had given 64 frequencies for 16, without an error)."""
     rope_type, cases = CASES[method]
     for params, max_pos, seq_len, _ in cases(32, 1e4, 4.0, 1024):
         config = hf_config(32, 1e4, rope_type, max_pos, head_dim=128, **params)
         assert config.rope_parameters["partial_rotary_factor"] == 0.25
         ours = scaling.from_rope_scaling(
-            32,
+            config.head_dim,
             1e4,
             dict(config.rope_parameters),
             max_position_embeddings=max_pos,
             seq_len=seq_len,
         )
         assert_matches_hf(ours, hf_frequencies(config, seq_len), str(params))
+
+
+@pytest.mark.parametrize(
+    ("model", "share", "head_dim"), [("gpt_neox", 0.25, 96), ("phi", 0.4, 80)]
+)
+def test_from_rope_scaling_reads_a_partial_rotary_models_config_with_its_head_width(
+    model, share, head_dim
+):
+    """GPT-NeoX's rotary_pct and Phi's partial_rotary_factor end up in
+    rope_parameters; given the head width, as the model's rotary module reads the
+    config, from_rope_scaling returns that module's frequencies."""
+    import importlib
+
+    from transformers import GPTNeoXConfig, PhiConfig
+
+    size = {"hidden_size": 2 * head_dim, "num_attention_heads": 2}
+    if model == "gpt_neox":
+        config, name = GPTNeoXConfig(**size, rotary_pct=share), "GPTNeoX"
+    else:
+        config, name = PhiConfig(**size, partial_rotary_factor=share), "Phi"
+    modeling = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
+    theirs = getattr(modeling, f"{name}RotaryEmbedding")(config).inv_freq
+    parameters = dict(config.rope_parameters)
+    ours = scaling.from_rope_scaling(head_dim, parameters["rope_theta"], parameters)
+    assert len(ours[0]) == int(head_dim * share) // 2
+    assert_matches_hf(ours, (theirs.double().numpy(), 1.0))
+
+
+def test_from_rope_scaling_refuses_a_share_that_makes_an_odd_rotary_width():
+    """int(64 * 0.3) = 19: transformers then rotates 20 features at exponents over
+    19; refused here, naming the width."""
+    parameters = {"rope_type": "default", "partial_rotary_factor": 0.3}
+    with pytest.raises(ValueError, match=r"int\(64 \* 0.3\) = 19 must be even"):
+        scaling.from_rope_scaling(64, 1e4, parameters)
 
 
 def test_from_rope_scaling_reads_transformers_5_rope_parameters_as_hf_does():
@@ -278,6 +314,23 @@ def test_from_rope_scaling_reads_ministral3s_rope_parameters_as_hf_does(factor):
         scaling.from_rope_scaling(
             128, parameters["rope_theta"], parameters, max_position_embeddings=4096
         )
+
+
+def test_ministral3s_query_scale_is_llama4_attention_scale_one_position_back():
+    """from_rope_scaling's docstring: Ministral 3's query scale at p is
+    llama4_attention_scale(p - 1, floor_scale=L0, attn_scale=beta); at p itself
+    it steps one position early (8191 of L0 = 8192)."""
+    from transformers.models.ministral3.modeling_ministral3 import (
+        get_llama_4_attn_scale,
+    )
+
+    beta, L0 = 0.1, 8192
+    p = np.array([0, 1, L0 - 1, L0, 2 * L0 - 1, 2 * L0, 10**6])
+    theirs = get_llama_4_attn_scale(torch.tensor(p)[None], beta, L0)[0, 0, :, 0]
+    ours = temperature.llama4_attention_scale(p - 1, floor_scale=L0, attn_scale=beta)
+    np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=1e-7)
+    at_p = temperature.llama4_attention_scale(p, floor_scale=L0, attn_scale=beta)
+    assert at_p[2] > 1.0 == theirs[2].item()
 
 
 def test_from_rope_scaling_reads_a_yarn_truncate_of_none_as_hf_does():
