@@ -176,9 +176,10 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
-    """Torch twin of [`rotate_by_axes`][]: float32/float64 work, x.dtype out."""
+    """Torch twin of [`rotate_by_axes`][]: float32/float64 work, x.dtype out;
+    inv_freq a NumPy array or a tensor on x's device."""
     work = work_dtype(x)
-    theta = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
+    theta = torch.as_tensor(inv_freq).to(x.device, work)  # (d/2,)
     index = torch.from_numpy(pair_axis).to(x.device)
     per_pair = positions.to(work)[index].movedim(0, -1)  # (..., T, d/2)
     angle = per_pair * theta
@@ -187,7 +188,9 @@ def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
 
 
 # --8<-- [start:apply_mrope]
-def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=False):
+def apply_mrope(
+    x, positions_thw, *, mrope_section, base=10000.0, interleaved=False, inv_freq=None
+):
     # --8<-- [end:apply_mrope]
     r"""Qwen2-VL's multimodal RoPE (NumPy, float64).
 
@@ -206,6 +209,11 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     interleaved : bool, default False
         Qwen3-VL's cyclic assignment instead of consecutive sections
         (`mrope_pair_axes`, which says which sections interleave).
+    inv_freq : array of shape (d/2,), optional
+        Frequencies of a scaling method (`posenc_docs.scaling`; a config's
+        `rope_scaling` with `mrope_section` goes to `from_rope_scaling`) instead
+        of $b^{-2i/d}$. Its `attention_factor` multiplies the result, as with
+        `rope.apply_rope`.
 
     Returns
     -------
@@ -224,17 +232,19 @@ def apply_mrope(x, positions_thw, *, mrope_section, base=10000.0, interleaved=Fa
     pair_axis = _sections_for(d, mrope_section, interleaved)
     positions = _checked_positions("positions_thw", positions_thw, x.shape, 3)
     theta = rope.inv_freq(d, checked_real("base", base, gt=1))  # (d/2,)
-    return rotate_by_axes(x, positions, pair_axis, theta)
+    return rotate_by_axes(
+        x, positions, pair_axis, theta if inv_freq is None else inv_freq
+    )
 
 
 # --8<-- [end:apply_mrope-body]
 
 
 def apply_mrope_torch(
-    x, positions_thw, *, mrope_section, base=10000.0, interleaved=False
+    x, positions_thw, *, mrope_section, base=10000.0, interleaved=False, inv_freq=None
 ):
-    """Torch twin of [`apply_mrope`][] (same arguments; tensors in, positions on
-    x's device).
+    """Torch twin of [`apply_mrope`][] (same arguments; tensors in, positions and
+    a floating `inv_freq` on x's device).
 
     Returns
     -------
@@ -244,13 +254,17 @@ def apply_mrope_torch(
     Notes
     -----
     Same formula and pair layout ("half"). Angles, cos and sin are float32
-    (float64 for float64 x); the result has x's dtype.
+    (float64 for float64 x); the result has x's dtype. Differentiable in x and
+    in a tensor `inv_freq`.
     """
     x = checked_tensor("x", x, min_ndim=2)
     d = checked_even("x.shape[-1]", x.shape[-1])
     pair_axis = _sections_for(d, mrope_section, interleaved)
     positions = _checked_positions_torch("positions_thw", positions_thw, x, 3)
     theta = rope.inv_freq(d, checked_real("base", base, gt=1))
+    if inv_freq is not None:
+        theta = checked_tensor("inv_freq", inv_freq, ndim=1, last_dim=d // 2)
+        checked_same_device("inv_freq", theta, x.device)
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 
 

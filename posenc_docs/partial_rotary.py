@@ -46,7 +46,9 @@ def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout) -> int:
 
 
 # --8<-- [start:apply_partial_rope]
-def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+def apply_partial_rope(
+    x, positions, *, rotary_dim, base=10000.0, layout="half", inv_freq=None
+):
     # --8<-- [end:apply_partial_rope]
     r"""Rotate the first `rotary_dim` features of x; pass the rest through.
 
@@ -64,6 +66,11 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
         Pair layout inside the rotated prefix `x[..., :r]`: `"half"` (GPT-NeoX,
         Phi), pair i is `(x[i], x[i + r/2])`; or `"interleaved"` (GPT-J), pair i
         is `(x[2i], x[2i+1])`; in both, i < r/2.
+    inv_freq : array of shape (rotary_dim/2,), optional
+        Frequencies of a scaling method (`posenc_docs.scaling`, for width
+        `rotary_dim`) instead of $b^{-2i/r}$; unused when `rotary_dim` is 0. A
+        method's `attention_factor` scales the rotated features only (Hugging
+        Face multiplies cos and sin by it): multiply `out[..., :rotary_dim]`.
 
     Returns
     -------
@@ -83,7 +90,9 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]
         return np.broadcast_to(x, (*lead, x.shape[-1])).copy()
-    rotated = rope.apply_rope(x[..., :r], positions, base=base, layout=layout)
+    rotated = rope.apply_rope(
+        x[..., :r], positions, base=base, layout=layout, inv_freq=inv_freq
+    )
     passed = np.broadcast_to(x[..., r:], (*rotated.shape[:-1], x.shape[-1] - r))
     return np.concatenate([rotated, passed], axis=-1)  # (..., T, d)
 
@@ -92,7 +101,9 @@ def apply_partial_rope(x, positions, *, rotary_dim, base=10000.0, layout="half")
 
 
 # --8<-- [start:apply_partial_rope_torch]
-def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="half"):
+def apply_partial_rope_torch(
+    x, positions, *, rotary_dim, base=10000.0, layout="half", inv_freq=None
+):
     # --8<-- [end:apply_partial_rope_torch]
     r"""Torch twin of [`apply_partial_rope`][] (same arguments, tensors in).
 
@@ -107,7 +118,8 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
     $\theta_i = b^{-2i/r}$, `out[..., r:] = x[..., r:]`. Same pair layouts,
     within the prefix: `"half"` (the default), pair i is `(x[i], x[i + r/2])`;
     `"interleaved"`, pair i is `(x[2i], x[2i+1])`. Keeps x's dtype (angles in
-    float32, float64 for float64 x) and is differentiable in x.
+    float32, float64 for float64 x) and is differentiable in x (and in a tensor
+    `inv_freq`, as `rope.apply_rope_torch`).
     """
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
@@ -116,7 +128,9 @@ def apply_partial_rope_torch(x, positions, *, rotary_dim, base=10000.0, layout="
         dummy = x.new_zeros((*x.shape[:-1], 2))
         shape = (*rope.apply_rope_torch(dummy, positions).shape[:-1], x.shape[-1])
         return x.expand(shape).clone()  # a new tensor, as for r > 0: not a view
-    rotated = rope.apply_rope_torch(x[..., :r], positions, base=base, layout=layout)
+    rotated = rope.apply_rope_torch(
+        x[..., :r], positions, base=base, layout=layout, inv_freq=inv_freq
+    )
     passed = x[..., r:].expand(*rotated.shape[:-1], x.shape[-1] - r)
     return torch.cat([rotated, passed], dim=-1)  # (..., T, d)
 

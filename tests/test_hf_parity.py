@@ -611,6 +611,45 @@ def test_llama_rotary_module_end_to_end_applies_the_attention_factor():
         assert not torch.allclose(a, b.double(), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("seq_len", [48, 200])  # short factors, then long ones
+def test_partial_rope_with_scaled_frequencies_is_phi3s_partial_longrope(seq_len):
+    """Phi-4-mini's kind of config: LongRoPE on 3/4 of each head. The config's
+    rope_parameters with the head width go to from_rope_scaling; the frequencies
+    to apply_partial_rope_torch; the attention factor scales the rotated features
+    only, as HF's cos and sin carry it."""
+    from transformers import Phi3Config
+    from transformers.models.phi3 import modeling_phi3
+
+    from posenc_docs.partial_rotary import apply_partial_rope_torch
+
+    head_dim, share, L0 = 32, 0.75, 64
+    pairs = int(head_dim * share) // 2
+    lists = {"short_factor": [1.0 + i / 8 for i in range(pairs)]}
+    lists["long_factor"] = [2.0 + i for i in range(pairs)]
+    config = Phi3Config(
+        hidden_size=2 * head_dim, num_attention_heads=2, partial_rotary_factor=share,
+        max_position_embeddings=256, original_max_position_embeddings=L0,
+        rope_scaling={"type": "longrope", **lists},
+    )  # fmt: skip
+    q, k, _ = random_qk_and_positions(head_dim, T=6, dtype=torch.float32)
+    position_ids = torch.tensor([[0, 1, 7, 30, 47, seq_len - 1]])  # (1, T)
+    cos, sin = modeling_phi3.Phi3RotaryEmbedding(config)(q, position_ids)
+    theirs = modeling_phi3.apply_rotary_pos_emb(q, k, cos, sin)
+    inv_freq, factor = scaling.from_rope_scaling(
+        head_dim, config.rope_parameters["rope_theta"], config.rope_parameters,
+        max_position_embeddings=256, original_max_position_embeddings=L0,
+        seq_len=seq_len,
+    )  # fmt: skip
+    r = 2 * len(inv_freq)
+    assert r == 24 and factor > 1.1  # sqrt(1 + ln 4 / ln 64), at every length
+    for ours, hf_out in zip((q, k), theirs, strict=True):
+        ours = apply_partial_rope_torch(
+            ours, position_ids[0], rotary_dim=r, inv_freq=torch.from_numpy(inv_freq)
+        )
+        scale = torch.ones(head_dim).index_fill(0, torch.arange(r), factor)
+        torch.testing.assert_close(ours * scale, hf_out, rtol=1e-5, atol=1e-5)
+
+
 def test_rotary_module_takes_hfs_position_ids_of_a_left_padded_batch():
     """RotaryEmbedding(positions=position_ids) against HF's module and
     apply_rotary_pos_emb, with YaRN's attention factor: row 0 is left-padded (its

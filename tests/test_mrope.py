@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_docs import rope
+from posenc_docs import rope, scaling
 from posenc_docs.mrope import (
     apply_mrope,
     apply_mrope_torch,
@@ -96,9 +96,9 @@ def test_scores_depend_only_on_the_offset_along_each_axis(section, seed):
     np.testing.assert_allclose(score, moved, rtol=1e-9, atol=1e-9)
 
 
-def hf_mrope(x, positions_thw, section, base, interleaved=False):
+def hf_mrope(x, positions_thw, section, base, interleaved=False, scaling=None):
     """HF Qwen2-VL (or Qwen3-VL): the rotary module's cos/sin, then
-    apply_rotary_pos_emb."""
+    apply_rotary_pos_emb; ``scaling``, rope_parameters of a scaled rope_type."""
     if interleaved:
         name, config_class, module = "qwen3_vl", "Qwen3VLTextConfig", "Qwen3VLText"
     else:
@@ -116,6 +116,7 @@ def hf_mrope(x, positions_thw, section, base, interleaved=False):
             "rope_theta": base,
             "mrope_section": list(section),
             "mrope_interleaved": interleaved,
+            **(scaling or {}),
         },
         head_dim=d,
     )
@@ -151,6 +152,34 @@ def test_mrope_equals_hugging_face(section, base, interleaved):
     )
     # HF forms the angles in float32: position 200 x theta keeps ~1e-5 radians
     np.testing.assert_allclose(ours, expected.numpy(), rtol=0, atol=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("section", "interleaved"), [((2, 3, 3), False), ((3, 3, 2), True)]
+)
+def test_mrope_with_yarn_frequencies_equals_hugging_face(section, interleaved):
+    """Qwen2.5-VL's long-context recipe, YaRN beside mrope_section: the dict goes
+    to from_rope_scaling, its frequencies to apply_mrope (both twins) and its
+    attention factor multiplies the result, as HF's cos and sin carry it."""
+    base = 1e6
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2, 3, 7, 16))  # (B, H, T, d)
+    positions = rng.integers(0, 250, size=(3, 2, 7))  # (3, B, T)
+    args = (torch.tensor(x), torch.tensor(positions), section, base, interleaved)
+    expected = hf_mrope(*args, scaling=yarn).numpy()
+    config = {**yarn, "mrope_section": list(section), "rope_theta": base}
+    inv_freq, factor = scaling.from_rope_scaling(16, base, config)
+    kwargs = {"mrope_section": section, "interleaved": interleaved, "base": base}
+    ours = factor * apply_mrope(x, positions[:, :, None], inv_freq=inv_freq, **kwargs)
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=5e-5)  # float32 angles
+    twin = apply_mrope_torch(
+        torch.tensor(x), torch.tensor(positions[:, :, None]),
+        inv_freq=torch.from_numpy(inv_freq), **kwargs,
+    )  # fmt: skip
+    np.testing.assert_allclose(factor * twin.numpy(), ours, rtol=1e-12, atol=1e-12)
+    plain = apply_mrope(x, positions[:, :, None], **kwargs)
+    assert not np.allclose(factor * plain, expected, atol=1e-2)
 
 
 def hf_axial(x, positions_hw, base):
@@ -269,6 +298,29 @@ def test_bad_config_is_rejected(kwargs, error, match):
         apply_mrope(x, thw, **kwargs)
     with pytest.raises(error, match=match):
         apply_mrope_torch(torch.zeros(4, 12), torch.zeros(3, 4, dtype=int), **kwargs)
+
+
+def test_bad_inv_freq_is_rejected_and_a_tensor_one_is_differentiated():
+    x, thw, section = np.zeros((4, 12)), np.zeros((3, 4), dtype=int), [2, 2, 2]
+    for bad, error in [(np.ones(5), ValueError), (torch.ones(6), TypeError)]:
+        with pytest.raises(error, match="inv_freq"):
+            apply_mrope(x, thw, mrope_section=section, inv_freq=bad)
+    x_t, thw_t = torch.zeros(4, 12), torch.zeros(3, 4, dtype=int)
+    for bad, error in [
+        (torch.ones(5), ValueError),
+        (np.ones(6), TypeError),
+        (torch.ones(6, dtype=torch.long), TypeError),
+        (torch.ones(6, device="meta"), ValueError),
+    ]:
+        with pytest.raises(error, match="inv_freq"):
+            apply_mrope_torch(x_t, thw_t, mrope_section=section, inv_freq=bad)
+    x = torch.randn(5, 12, dtype=torch.float64)
+    theta = torch.rand(6, dtype=torch.float64, requires_grad=True)
+    thw = torch.randint(0, 40, (3, 5))
+    assert torch.autograd.gradcheck(
+        lambda t: apply_mrope_torch(x, thw, mrope_section=section, inv_freq=t),
+        (theta,),
+    )
 
 
 def test_rotate_by_axes_checks_its_arrays():

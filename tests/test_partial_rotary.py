@@ -13,7 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc_docs import rope
+from posenc_docs import rope, scaling
 from posenc_docs.partial_rotary import apply_partial_rope, apply_partial_rope_torch
 
 FAST = settings(max_examples=30, deadline=None)
@@ -217,6 +217,35 @@ def test_bad_arguments_are_rejected(kwargs, error, match):
         apply_partial_rope(qk((4, 32)), np.arange(4), **kwargs)
     with pytest.raises(error, match=match):
         apply_partial_rope_torch(torch.zeros(4, 32), torch.arange(4), **kwargs)
+
+
+def test_scaled_frequencies_rotate_the_prefix_and_are_checked_against_it():
+    """inv_freq (from a scaling method, for the rotary width) replaces b^(-2i/r):
+    PI's frequencies at m equal the default ones at m / s; a length other than
+    r/2 is refused by name, in both twins."""
+    x, m = qk((2, 4, 32)), np.array([0.0, 8.0, 24.0, 100.0])
+    theta = scaling.linear(8, factor=4.0)[0]  # (4,): r = 8
+    scaled = apply_partial_rope(x, m, rotary_dim=8, inv_freq=theta)
+    np.testing.assert_allclose(scaled, apply_partial_rope(x, m / 4, rotary_dim=8))
+    twin = apply_partial_rope_torch(
+        torch.from_numpy(x), torch.from_numpy(m), rotary_dim=8,
+        inv_freq=torch.from_numpy(theta),
+    )  # fmt: skip
+    np.testing.assert_allclose(twin.numpy(), scaled, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="inv_freq"):
+        apply_partial_rope(x, m, rotary_dim=8, inv_freq=np.ones(16))
+    with pytest.raises(ValueError, match="inv_freq"):
+        apply_partial_rope_torch(
+            torch.from_numpy(x), torch.arange(4), rotary_dim=8, inv_freq=torch.ones(3)
+        )
+    theta = torch.rand(4, dtype=torch.float64, requires_grad=True)
+    x_t = torch.from_numpy(x)
+    assert torch.autograd.gradcheck(
+        lambda t: apply_partial_rope_torch(
+            x_t, torch.arange(4), rotary_dim=8, inv_freq=t
+        ),
+        (theta,),
+    )
 
 
 def test_bad_arrays_are_rejected():
