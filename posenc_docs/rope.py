@@ -400,15 +400,15 @@ class _HalfRotation(torch.autograd.Function):
         return _rotate_half(x, cos, sin)
 
     @staticmethod
-    def jvp(ctx, x_t, cos_t, sin_t):
+    def jvp(ctx, x_t, cos_t, sin_t):  # tangents may be batched (forward-mode vmap)
         x, cos, sin = ctx.saved_tensors
         tangents = []
         if x_t is not None:
-            tangents.append(_rotate_half(x_t, cos, sin))
+            tangents.append(_rotate_half_any(x_t, cos, sin))
         if cos_t is not None or sin_t is not None:
             cos_t = torch.zeros_like(cos) if cos_t is None else cos_t
             sin_t = torch.zeros_like(sin) if sin_t is None else sin_t
-            tangents.append(_rotate_half(x, cos_t, sin_t))
+            tangents.append(_rotate_half_any(x, cos_t, sin_t))
         return sum(tangents[1:], tangents[0])
 
     @staticmethod
@@ -434,6 +434,13 @@ def _transformed(x: torch.Tensor) -> bool:
         or torch._C._are_functorch_transforms_active()
         or (legacy_batched is not None and legacy_batched(x))  # not in every torch
     )
+
+
+def _rotate_half_any(x, cos, sin):
+    """`_rotate_half`, or its traceable form where any operand is transformed."""
+    if any(_transformed(t) for t in (x, cos, sin)):
+        return _rotate_half_traceable(x, cos, sin)
+    return _rotate_half(x, cos, sin)
 
 
 def _rotate_torch(x, cos, sin, layout):

@@ -650,7 +650,9 @@ def test_gradcheck_functions(form):
             return apply_rope_complex_torch(x, per_sequence, inv_freq=theta)
         return apply_rope_torch(x, per_sequence, inv_freq=theta, layout=form)
 
-    assert torch.autograd.gradcheck(f, (x, theta), check_forward_ad=True)
+    assert torch.autograd.gradcheck(  # batched: forward-mode jacobians, vmap
+        f, (x, theta), check_forward_ad=True, check_batched_forward_grad=True
+    )
     # x broadcast against positions: (1, 3, 5, 8) x (2, 1, 5) -> (2, 3, 5, 8)
     x_one = x[:1].detach().requires_grad_()
     assert torch.autograd.gradcheck(lambda x: f(x, theta.detach()), (x_one,))
@@ -666,7 +668,10 @@ def test_gradcheck_module_with_offset_factor_and_yarn_frequencies(layout):
         RotaryEmbedding(16, layout=layout, inv_freq=theta, attention_factor=factor),
     ):
         assert torch.autograd.gradcheck(
-            partial(module, offset=5), (q, k), check_forward_ad=True
+            partial(module, offset=5),
+            (q, k),
+            check_forward_ad=True,
+            check_batched_forward_grad=True,
         )
 
 
