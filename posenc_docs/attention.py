@@ -117,7 +117,9 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
 
 
 def _checked_tensors(q, k, v, bias, causal, return_weights):
-    """Check every argument of attention_torch."""
+    """Check every argument of attention_torch; return bias, cast to q's dtype
+    under torch.autocast (as autocast casts scaled_dot_product_attention's mask:
+    q is then in the autocast dtype, a bias built outside it is not)."""
     _checks.checked_bool("causal", causal)
     _checks.checked_bool("return_weights", return_weights)
     q = _checks.checked_computable("q", _checks.checked_tensor("q", q, min_ndim=2))
@@ -129,15 +131,21 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
         _checks.checked_tensor("bias", bias, min_ndim=0)
         _checks.checked_same_device("bias", bias, q.device)
     _check_shapes(q, k, v, bias, causal)
+    autocast = torch.is_autocast_enabled(q.device.type)
+    if bias is not None and autocast and bias.is_floating_point():
+        bias = bias.to(q.dtype)
     if bias is not None:  # alibi_bias_torch(dtype=...)
         _checks.checked_same_dtype("bias", bias, q.dtype, "q")
+    return bias
 
 
 def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     r"""Torch twin of [`attention`][] (same arguments): scaled dot-product attention.
 
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
-    tensor of that dtype on that device.
+    tensor of that dtype on that device (under `torch.autocast` a bias of
+    another floating dtype is cast to q's, as autocast casts
+    `scaled_dot_product_attention`'s mask).
 
     Returns
     -------
@@ -150,7 +158,7 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     masked keys; q scaled first. A query whose every key is masked gets weights
     0, output 0 and gradients 0 (as `scaled_dot_product_attention`), not NaN.
     """
-    _checked_tensors(q, k, v, bias, causal, return_weights)
+    bias = _checked_tensors(q, k, v, bias, causal, return_weights)
     scores = q / math.sqrt(q.shape[-1]) @ k.transpose(-1, -2)  # (..., Tq, Tk)
     scores = scores if bias is None else scores + bias
     if causal:
@@ -231,7 +239,8 @@ def self_attention_torch(x, w_q, w_k, w_v, *, rotate=None, bias=None, causal=Fal
     Returns
     -------
     torch.Tensor
-        Shape `(..., T, d_v)`, x's dtype; differentiable.
+        Shape `(..., T, d_v)`, x's dtype (under `torch.autocast`, the autocast
+        dtype of the projections); differentiable.
 
     Notes
     -----

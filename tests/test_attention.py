@@ -264,6 +264,25 @@ def test_a_bias_of_another_dtype_is_refused_by_name(dtype):
     assert out.dtype == torch.bfloat16
 
 
+def test_under_autocast_a_float32_bias_meets_the_autocast_queries():
+    """Under torch.autocast the projections come out bf16 while an ALiBi bias built
+    in float32 stays so: the bias is cast, as autocast casts SDPA's mask, and the
+    result is SDPA's (it was refused, naming bias). An integer bias is still
+    refused."""
+    torch.manual_seed(0)
+    x, (w_q, w_k, w_v) = torch.randn(2, 5, 8), torch.randn(3, 8, 8)
+    bias = alibi_bias_torch(2, 5, 5)  # (H, T, T) float32
+    x = x[:, None].expand(2, 2, 5, 8)  # (B, H, T, d)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        ours = self_attention_torch(x, w_q, w_k, w_v, bias=bias)
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, bias)
+        with pytest.raises(TypeError, match="bias"):
+            attention_torch(q, k, v, bias=bias.long())
+    assert ours.dtype == sdpa.dtype == torch.bfloat16
+    torch.testing.assert_close(ours, sdpa, rtol=2e-2, atol=2e-2)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_a_bias_that_would_enlarge_the_logits_is_refused(backend):
     """(Tq, Tk) logits with a (7, Tq, Tk) bias would silently become 7 outputs."""
