@@ -657,8 +657,11 @@ class RotaryEmbedding(torch.nn.Module):
     inputs are therefore rotated with float32-accurate cos/sin. float32 holds
     every integer position only up to $2^{24}$ = 16,777,216: past it, neighbours
     share an angle (`apply_rope_torch` with float64 x or `inv_freq` does not).
-    The buffers are rebuilt from the frequencies on each move, so a module built
-    under `torch.device("meta")` works after `to_empty`. Nothing is saved in
+    `inv_freq` is the one buffer; the cache (`cos_cached`, `sin_cached`, whose
+    length follows the data) is not one, so DDP, which broadcasts every buffer
+    on each forward, works when ranks see different lengths. Both are rebuilt
+    from the frequencies on each move, so a module built under
+    `torch.device("meta")` works after `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
     scaled frequencies or `attention_factor`; build the module with the same ones.
     A state dict that holds `inv_freq` keys (some checkpoints do) loads with
@@ -698,8 +701,9 @@ class RotaryEmbedding(torch.nn.Module):
         self.d = d
         self._frequencies, theta = _module_frequencies(inv_freq, d, base)
         self.register_buffer("inv_freq", theta, persistent=False)
-        self.register_buffer("cos_cached", torch.empty(0), persistent=False)
-        self.register_buffer("sin_cached", torch.empty(0), persistent=False)
+        # cos_cached and sin_cached are plain attributes, not buffers: their
+        # length follows the data, and DDP broadcasts every buffer each forward
+        self.cos_cached = self.sin_cached = torch.empty(0, device=theta.device)
         self._build_cache(max_len)
 
     def _cache_source(self) -> tuple:
@@ -748,8 +752,9 @@ class RotaryEmbedding(torch.nn.Module):
         self._build_cache(self.cos_cached.shape[0])
 
     def _apply(self, fn, recurse=True):
-        """.to()/.cuda()/to_empty() pick the device; the float32 buffers are then
-        rebuilt there from the frequencies, never cast (nor left uninitialised)."""
+        """.to()/.cuda()/to_empty() pick the device; inv_freq and the cache are
+        then rebuilt there from the frequencies in float32, never cast (nor left
+        uninitialised)."""
         if self._was_changed():  # take up a newly set inv_freq before moving
             self._refresh()
         super()._apply(fn, recurse)

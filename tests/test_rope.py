@@ -845,6 +845,19 @@ def test_transposed_views_rotate_and_backpropagate_like_contiguous(layout):
         torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
 
 
+def test_the_rotary_modules_buffers_keep_their_size_whatever_the_data():
+    """DDP broadcasts every buffer from rank 0 on each forward: a cache registered
+    as a buffer, grown to 8 rows on one rank and 4 on another, aborted the
+    collective (a reviewer's two-rank gloo run). inv_freq is the only buffer."""
+    rope = RotaryEmbedding(8, max_len=4)
+    before = {name: b.shape for name, b in rope.named_buffers()}
+    x = torch.randn(1, 2, 6, 8)
+    rope(x, x)  # grows the cache to 8 rows
+    assert rope.cos_cached.shape[0] == 8
+    assert {name: b.shape for name, b in rope.named_buffers()} == before
+    assert set(before) == {"inv_freq"}
+
+
 @pytest.mark.parametrize("inv_freq", [None, scaling.linear(16, factor=4.0)[0]])
 def test_rotary_buffers_are_made_on_the_default_device_like_other_modules(inv_freq):
     """Built under `with torch.device(...)` (meta here; cuda alike), the cache is
