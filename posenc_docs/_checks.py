@@ -36,8 +36,8 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
     value = _scalar(value)
     if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):
         raise TypeError(f"{name} must be {kind}, got {value!r}")
-    if isinstance(value, int):  # under torch.compile a symbolic int, kept so:
-        as_int = value  # index() would fix its value, recompiling for each offset
+    if isinstance(value, int | torch.SymInt):  # symbolic under torch.compile and
+        as_int = value  # torch.export: index() would fix it to its example value
     else:
         try:
             as_int = operator.index(value)
@@ -45,7 +45,9 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
             raise TypeError(f"{name} must be {kind}, got {value!r}") from None
     if as_int < minimum:
         raise ValueError(f"{name} must be {kind}, got {value!r}")
-    if as_int > _INT64_MAX:  # e.g. 2**63: NumPy and torch would overflow or crash
+    traced = isinstance(as_int, torch.SymInt) or torch.compiler.is_compiling()
+    if not traced and as_int > _INT64_MAX:  # e.g. 2**63: NumPy and torch overflow
+        # (not while traced: a guard n <= 2**63 - 1 would narrow a dynamic size)
         raise ValueError(f"{name} must be <= 2**63 - 1 (int64), got {value!r}")
     return as_int
 
@@ -260,12 +262,21 @@ def checked_same_dtype(name: str, x, dtype, owner: str):
     return x
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """The shapes' broadcast shape, or ValueError. Sizes are compared, not read as
+    ints (as `np.broadcast_shapes` does), so torch.export keeps a symbolic size."""
+    try:
+        return tuple(torch.broadcast_shapes(*shapes))
+    except RuntimeError as error:
+        raise ValueError(str(error)) from None
+
+
 def checked_broadcasts_into(name: str, shape, target, what: str) -> None:
     """Refuse a `shape` that does not broadcast to `target` (described by `what`)
     or would enlarge it: (7, T, T) against (T, T) would silently add a dim."""
     shape, target = tuple(shape), tuple(target)
     try:
-        fits = np.broadcast_shapes(shape, target) == target
+        fits = broadcast_shapes(shape, target) == target
     except ValueError:
         fits = False
     if not fits:

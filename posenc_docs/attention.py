@@ -42,7 +42,7 @@ def _check_shapes(q, k, v, bias, causal) -> None:
             f"causal needs Tq <= Tk, got Tq={q.shape[-2]}, Tk={k.shape[-2]}"
         )
     try:
-        lead = np.broadcast_shapes(tuple(q.shape[:-2]), tuple(k.shape[:-2]))
+        lead = _checks.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     except ValueError:  # e.g. 8 query heads against 2 key heads: repeat k and v
         raise ValueError(
             f"q's and k's leading dims must broadcast (for grouped-query attention "
@@ -161,9 +161,11 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     bias = _checked_tensors(q, k, v, bias, causal, return_weights)
     scores = q / math.sqrt(q.shape[-1]) @ k.transpose(-1, -2)  # (..., Tq, Tk)
     scores = scores if bias is None else scores + bias
-    if causal:
-        future = torch.from_numpy(_future_keys(q.shape[-2], k.shape[-2]))
-        scores = scores.masked_fill(future.to(scores.device), -math.inf)
+    if causal:  # key j after query r, at k_len - q_len + r (as _future_keys)
+        q_len, k_len = q.shape[-2], k.shape[-2]
+        keys = torch.arange(k_len, device=scores.device)  # (k,)
+        future = keys > keys[k_len - q_len :, None]  # (q, k)
+        scores = scores.masked_fill(future, -math.inf)
     masked = scores.isneginf().all(dim=-1, keepdim=True)  # (..., Tq, 1)
     weights = torch.softmax(scores.masked_fill(masked, 0.0), dim=-1)
     weights = weights.masked_fill(masked, 0.0)  # every key masked: no NaN

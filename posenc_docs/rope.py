@@ -95,7 +95,7 @@ def _check_shapes(x, positions, theta) -> None:
     lead, x_lead = tuple(positions.shape[:-1]), tuple(x.shape[:-2])
     _checks.checked_position_dims("positions", lead, x.shape, "(B, 1, T)")
     try:
-        np.broadcast_shapes(lead, x_lead)
+        _checks.broadcast_shapes(lead, x_lead)
     except ValueError:
         raise ValueError(
             f"positions shape {tuple(positions.shape)} does not broadcast against "

@@ -1122,3 +1122,44 @@ def test_module_positions_per_row_export_with_a_dynamic_batch():
     q5, rows = torch.randn(5, 2, 3, 8), torch.arange(3).repeat(5, 1)
     got = exported.module()(q5, q5, rows)[0]  # traced ops: rounded as compile's
     torch.testing.assert_close(got, Block()(q5, q5, rows)[0], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_rope_alibi_attention_block_exports_with_dynamic_batch_length_and_offset(
+    strict,
+):
+    """torch.export's default (non-strict) hands the checks real symbolic ints:
+    checked_int read them with operator.index and the shape checks with NumPy,
+    fixing B, T and the offset to their example values (a reviewer's export
+    failed "specialized it to be a constant"); the causal mask was NumPy too.
+    Strict or not, the int64 bound is not a guard on a dynamic size."""
+    if not hasattr(torch, "export"):
+        pytest.skip("torch.export is unavailable in this torch build")
+    from posenc_docs.alibi import alibi_bias_torch
+    from posenc_docs.attention import attention_torch
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = torch.nn.Linear(16, 48)
+            self.rotary = RotaryEmbedding(8, max_len=64)
+
+        def forward(self, x, offset: int):
+            B, T, _ = x.shape
+            q, k, v = self.qkv(x).view(B, T, 3, 2, 8).permute(2, 0, 3, 1, 4)
+            q, k = self.rotary(q, k, offset)  # (B, H, T, d)
+            bias = alibi_bias_torch(2, T, T)
+            return attention_torch(q, k, v, bias=bias, causal=True)
+
+    torch.manual_seed(0)
+    block, dims = Block(), {0: torch.export.Dim("B"), 1: torch.export.Dim("T")}
+    exported = torch.export.export(
+        block,
+        (torch.randn(2, 6, 16), 5),
+        dynamic_shapes=(dims, torch.export.Dim.AUTO),
+        strict=strict,
+    )
+    for B, T, offset in [(3, 10, 0), (1, 40, 30)]:
+        x = torch.randn(B, T, 16)
+        got = exported.module()(x, offset)
+        torch.testing.assert_close(got, block(x, offset), rtol=1e-5, atol=1e-5)
