@@ -87,6 +87,12 @@ def checked_even(name: str, value, minimum: int = 2) -> int:
     return as_int
 
 
+def _is_finite(x: float) -> bool:
+    """math.isfinite in comparisons, which torch.compile traces for a symbolic
+    float (with dynamic=True a float argument is one; isfinite broke the graph)."""
+    return -math.inf < x < math.inf  # False for NaN too
+
+
 def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
     """`value` as a finite float with `value > gt`, `>= ge` and `<= le`."""
     value = _scalar(value)
@@ -96,7 +102,7 @@ def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
         as_float = float(value)
     except OverflowError:  # an int past float's range, e.g. 10**400
         as_float = math.inf
-    if not math.isfinite(as_float):
+    if not _is_finite(as_float):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if gt is not None and not as_float > gt:
         raise ValueError(f"{name} must be > {gt}, got {value!r}")
