@@ -13,6 +13,12 @@ own: its pair frequencies are $b^{-2i/r}$ with r = `rotary_dim`, computed from
 `rotary_dim = 0` is accepted and returns the input unchanged (nothing rotated,
 as in Hugging Face when `rotary_pct` rounds to 0), broadcast with the positions'
 leading dims as for any other `rotary_dim`.
+
+DeepSeek-V3 (`rope_interleave`, its default) rotates its RoPE slice's interleaved
+pairs and writes the result half-split: Hugging Face's
+`apply_rotary_pos_emb_interleave` is `layout="interleaved"` followed by
+`[..., rope.interleaved_to_half_permutation(r)]`. The permutation is the same for
+queries and keys, so $q \cdot k$ is unchanged; apply it to match HF's tensors.
 """
 
 import numpy as np
