@@ -153,8 +153,8 @@ def llama3_cases(d, base, factor, L0):
 
 
 def proportional_cases(d, base, factor, L0):
-    """d is the head width; 0.3 and 1/3 test transformers' float floor of p d / 2."""
-    for share in (0.0, 0.25, 0.3, 1 / 3, 0.5, 1.0):
+    """d is the head width; 0.3 tests transformers' float floor of p d / 2."""
+    for share in (0.0, 0.25, 0.3, 1.0):
         params = {"factor": factor, "partial_rotary_factor": share}
         yield params, L0, None, scaling.proportional(d, base, **params)
 

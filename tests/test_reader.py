@@ -249,7 +249,8 @@ def test_lab_runs_from_the_installed_wheel_and_writes_only_where_told(reader, tm
     package = next((reader / "lib").glob("python*/site-packages/posenc_docs"))
     before = {p: p.stat().st_mtime_ns for p in package.rglob("*") if p.suffix != ".pyc"}
     out = tmp_path / "smoke.json"
-    args = ["-I", "-m", "posenc_docs.lab", "--smoke", "--out", out]
+    # one process: the two-process pool is test_lab's (it cost 4 CPU-s more here)
+    args = ["-I", "-m", "posenc_docs.lab", "--smoke", "--workers", "1", "--out", out]
     smoke = in_venv(reader, *args, cwd=tmp_path)
     assert smoke.returncode == 0, smoke.stderr[-3000:]
     results = json.loads(out.read_text())
