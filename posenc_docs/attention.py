@@ -145,7 +145,8 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
     tensor of that dtype on that device (under `torch.autocast` a bias of
     another floating dtype is cast to q's, as autocast casts
-    `scaled_dot_product_attention`'s mask).
+    `scaled_dot_product_attention`'s mask: a bfloat16 bias holds integers
+    exactly only up to 256, so far ALiBi distances are rounded).
 
     Returns
     -------

@@ -212,8 +212,9 @@ def apply_mrope(
     inv_freq : array of shape (d/2,), optional
         Frequencies of a scaling method (`posenc_docs.scaling`; a config's
         `rope_scaling` with `mrope_section` goes to `from_rope_scaling`) instead
-        of $b^{-2i/d}$. Its `attention_factor` multiplies the result, as with
-        `rope.apply_rope`.
+        of $b^{-2i/d}$. The method's `attention_factor` is not applied here:
+        multiply the rotated q and k by it (the logits grow by its square), as
+        Hugging Face multiplies cos and sin by it.
 
     Returns
     -------

@@ -14,11 +14,15 @@ own: its pair frequencies are $b^{-2i/r}$ with r = `rotary_dim`, computed from
 as in Hugging Face when `rotary_pct` rounds to 0), broadcast with the positions'
 leading dims as for any other `rotary_dim`.
 
-DeepSeek-V3 (`rope_interleave`, its default) rotates its RoPE slice's interleaved
-pairs and writes the result half-split: Hugging Face's
-`apply_rotary_pos_emb_interleave` is `layout="interleaved"` followed by
-`[..., rope.interleaved_to_half_permutation(r)]`. The permutation is the same for
-queries and keys, so $q \cdot k$ is unchanged; apply it to match HF's tensors.
+DeepSeek-V3's RoPE slice is the *last* `qk_rope_head_dim` = r features of each
+query head (its keys' is a projection of its own), so it is not a prefix for
+these functions. With `rope_interleave` (its default) Hugging Face rotates the
+slice's interleaved pairs and writes the result half-split:
+`apply_rotary_pos_emb_interleave` on a slice equals
+`rope.apply_rope(slice, positions, layout="interleaved")` indexed by
+`rope.interleaved_to_half_permutation(r)` on its last axis. The permutation is the
+same for queries and keys, so $q \cdot k$ is unchanged; apply it to match HF's
+tensors.
 """
 
 import numpy as np
@@ -35,9 +39,10 @@ from posenc_docs._checks import (
 )
 
 
-def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout) -> int:
-    """rotary_dim as an int, after checking it, base, layout and positions' leading
-    dims against x's (here, so that an error shows x's shape, not the prefix's)."""
+def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout, inv_freq):
+    """rotary_dim as an int, after checking it, base, layout, inv_freq's length and
+    positions' leading dims against x's (here, so that an error shows x's shape
+    and rotary_dim, not the prefix's width)."""
     checked_choice("layout", layout, rope.LAYOUTS)
     checked_real("base", base, gt=1)
     rotary_dim = checked_even("rotary_dim", rotary_dim, minimum=0)
@@ -48,6 +53,12 @@ def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout) -> int:
         )
     if (shape := getattr(positions, "shape", None)) is not None and len(shape) > 1:
         checked_position_dims("positions", tuple(shape[:-1]), x_shape, "(B, 1, T)")
+    theta_shape = tuple(getattr(inv_freq, "shape", (rotary_dim // 2,)))
+    if rotary_dim and theta_shape != (rotary_dim // 2,):
+        raise ValueError(
+            f"inv_freq must have shape (rotary_dim/2,) = ({rotary_dim // 2},) for "
+            f"rotary_dim = {rotary_dim}, got {theta_shape}"
+        )
     return rotary_dim
 
 
@@ -73,10 +84,12 @@ def apply_partial_rope(
         Phi), pair i is `(x[i], x[i + r/2])`; or `"interleaved"` (GPT-J), pair i
         is `(x[2i], x[2i+1])`; in both, i < r/2.
     inv_freq : array of shape (rotary_dim/2,), optional
-        Frequencies of a scaling method (`posenc_docs.scaling`, for width
-        `rotary_dim`) instead of $b^{-2i/r}$; unused when `rotary_dim` is 0. A
-        method's `attention_factor` scales the rotated features only (Hugging
-        Face multiplies cos and sin by it): multiply `out[..., :rotary_dim]`.
+        Frequencies of a scaling method instead of $b^{-2i/r}$: the method
+        called with d = `rotary_dim`, or `scaling.from_rope_scaling` with the
+        head width when the config's dict holds `partial_rotary_factor`. Unused
+        when `rotary_dim` is 0. The method's `attention_factor` scales the
+        rotated features only (Hugging Face multiplies cos and sin by it):
+        multiply `out[..., :rotary_dim]`.
 
     Returns
     -------
@@ -92,7 +105,7 @@ def apply_partial_rope(
     """
     # --8<-- [start:apply_partial_rope-body]
     x = checked_array("x", x, min_ndim=2, floating=False).astype(np.float64)
-    r = _checked_config(rotary_dim, x.shape, positions, base, layout)
+    r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]
         return np.broadcast_to(x, (*lead, x.shape[-1])).copy()
@@ -129,7 +142,7 @@ def apply_partial_rope_torch(
     """
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
-    r = _checked_config(rotary_dim, x.shape, positions, base, layout)
+    r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
         dummy = x.new_zeros((*x.shape[:-1], 2))
         shape = (*rope.apply_rope_torch(dummy, positions).shape[:-1], x.shape[-1])

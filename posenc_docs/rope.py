@@ -634,8 +634,8 @@ class RotaryEmbedding(torch.nn.Module):
         RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     max_len : int, default 2048
         Positions cached up front. A call whose positions continue past the
-        cache grows it (doubling); one that starts past its end computes its
-        own rows and leaves the cache as it is.
+        cache grows it (to at least twice its length); one that starts past its
+        end computes its own rows and leaves the cache as it is.
     layout : str, default "half"
         Pair layout: `"half"`, pair i is `(x[i], x[i + d/2])` (HF
         LLaMA checkpoints); or `"interleaved"`, pair i is `(x[2i], x[2i+1])`
@@ -658,8 +658,9 @@ class RotaryEmbedding(torch.nn.Module):
     every integer position only up to $2^{24}$ = 16,777,216: past it, neighbours
     share an angle (`apply_rope_torch` with float64 x or `inv_freq` does not).
     `inv_freq` is the one buffer; the cache (`cos_cached`, `sin_cached`, whose
-    length follows the data) is not one, so DDP, which broadcasts every buffer
-    on each forward, works when ranks see different lengths. Both are rebuilt
+    length follows the data) is not one, so DDP, which by default
+    (`broadcast_buffers=True`) broadcasts every buffer on each forward, works
+    when ranks see different lengths. Both are rebuilt
     from the frequencies on each move, so a module built under
     `torch.device("meta")` works after `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
@@ -770,13 +771,13 @@ class RotaryEmbedding(torch.nn.Module):
     def _cos_sin(self, offset: int, length: int) -> tuple:
         """cos and sin (length, d/2), float32, of positions offset .. offset+length-1.
 
-        From the cache, grown (doubling) when the positions continue past its end;
-        positions that start past its end are computed alone, so a decoding step
-        at position 10**6 builds no cache of a million rows. A `torch.compile`
-        graph computes them from `inv_freq` as it is when the graph runs: read
-        from the cache, a graph would keep a stale copy after an in-place write to
-        `inv_freq` (the check of `forward` is not traced), and a guard on the
-        cache's length would recompile.
+        From the cache, grown (to at least twice its length) when the positions
+        continue past its end; positions that start past its end are computed
+        alone, so a decoding step at position 10**6 builds no cache of a million
+        rows. A `torch.compile` graph computes them from `inv_freq` as it is when
+        the graph runs: read from the cache, a graph would keep a stale copy after
+        an in-place write to `inv_freq` (the check of `forward` is not traced), and
+        a guard on the cache's length would recompile.
         """
         # `or` stops at the first: a compiled graph never reads the cache's length
         if torch.compiler.is_compiling() or offset > self.cos_cached.shape[0]:

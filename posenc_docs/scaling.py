@@ -8,7 +8,8 @@ the attention logits grow by its square (with `apply_rope`, multiply the rotated
 q and k by it). Apply it there once, not again in the softmax temperature; the
 one exception is DeepSeek's split (`yarn` with `mscale_all_dim`), whose attention
 layer multiplies the softmax scale by `yarn_mscale(factor, mscale_all_dim) ** 2`.
-Notation: d rotary dim, b base, s factor, $L_0$ original context length,
+Notation: d rotary dim (the head width for `proportional`, which rotates the whole
+head), b base, s factor, $L_0$ original context length,
 $\theta_i = b^{-2i/d}$, $\lambda_i = 2\pi/\theta_i$ (wavelength).
 """
 
@@ -667,7 +668,10 @@ def proportional(d, base=10000.0, *, factor=1.0, partial_rotary_factor=1.0):
     ----------
     d : int
         Head width (positive, even), not the rotary width: every one of the d/2
-        pairs gets a frequency, 0 for the pairs that do not rotate.
+        pairs gets a frequency, 0 for the pairs that do not rotate. For Gemma
+        4's full-attention layers, their own head width `global_head_dim`
+        (`config.per_layer_config[i].head_dim`, 512), not the config's
+        `head_dim` (256, the sliding layers').
     base : float, default 10000.0
         RoPE base b > 1.
     factor : float, default 1.0
@@ -685,13 +689,16 @@ def proportional(d, base=10000.0, *, factor=1.0, partial_rotary_factor=1.0):
 
     Notes
     -----
-    $r = \lfloor p d / 2 \rfloor$ pairs rotate, with $\theta'_i = b^{-2i/d}/s$ for
+    $r = \lfloor p d / 2 \rfloor$ pairs rotate, computed as `int(p * d // 2)` in
+    floating point as transformers does (one fewer where $pd$ rounds below an
+    even integer: p = 0.58, d = 100 gives 28), with $\theta'_i = b^{-2i/d}/s$ for
     $i < r$ and $\theta'_i = 0$ (angle 0, no rotation) for $r \le i < d/2$. The
     exponent is over the head width d; GPT-NeoX's partial RoPE computes
     $b^{-2i/(pd)}$ over the rotary width and rotates only the first $pd$
-    features. Applied in the half layout (as Gemma 4 is), pair i is
-    $(x_i, x_{i+d/2})$, so the still features are the last $d/2 - r$ of each half.
-    Attention factor 1.
+    features. Gemma 4 applies it in the half layout, pair i being
+    $(x_i, x_{i+d/2})$, so the still features are the last $d/2 - r$ of each half:
+    pass `layout="half"` to `rope.apply_rope` (whose default is interleaved;
+    `rope.RotaryEmbedding`'s is half). Attention factor 1.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
@@ -792,9 +799,9 @@ def from_rope_scaling(
         see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale by
         position, not a frequency) are ignored, as transformers' configs ignore
         them when they check the dict. Ministral 3 multiplies its rotated
-        queries at position p by $1 + \beta \ln(1 + \lfloor p / L_0 \rfloor)$,
-        which is `temperature.llama4_attention_scale(p - 1, floor_scale=L0,
-        attn_scale=beta)` (Llama 4's floor is of (p + 1) / `floor_scale`). A dict
+        queries at position m by $1 + \beta \ln(1 + \lfloor m / L_0 \rfloor)$,
+        which is `temperature.llama4_attention_scale(m - 1, floor_scale=L0,
+        attn_scale=beta)` (Llama 4's floor is of (m + 1) / `floor_scale`). A dict
         of one dict per layer type
         (Gemma 3's and Gemma 4's) is refused: pass the one for the layer. None
         means no scaling.
@@ -815,8 +822,9 @@ def from_rope_scaling(
     Returns
     -------
     inv_freq : numpy.ndarray of shape (r/2,)
-        r the rotary width (see `d`).
+        r the rotary width (see `d`); for `"proportional"`, (d/2,).
     attention_factor : float
+        The method's factor on cos and sin (see the module's docstring).
 
     Raises
     ------
@@ -825,10 +833,11 @@ def from_rope_scaling(
         the wrong type.
     ValueError
         Unknown `rope_type`, keys the method does not take, or missing keys; a
-        `rope_theta` other than `base`; a `partial_rotary_factor` outside (0, 1],
-        or one that makes an odd rotary width; one dict per layer type (pass one
-        of them); a `max_position_embeddings` in the dict other than the
-        argument; and the method's own errors.
+        `rope_theta` other than `base`; a `partial_rotary_factor` outside (0, 1]
+        ([0, 1] for `"proportional"`), or one that makes an odd rotary width;
+        one dict per layer type (pass one of them); a `max_position_embeddings`
+        in the dict other than the argument; and the method's own errors (about
+        the rotary width, when the dict holds `partial_rotary_factor`).
 
     Notes
     -----
@@ -841,7 +850,7 @@ def from_rope_scaling(
             "max_position_embeddings", max_position_embeddings
         )
     kind, params = _rope_scaling_items(rope_scaling, base)
-    d = _rotary_width(d, kind, params)
+    width = _rotary_width(d, kind, params)
     max_position_embeddings = _config_length(params, max_position_embeddings)
     if original_max_position_embeddings is not None:
         original_max_position_embeddings = checked_int(
@@ -864,7 +873,21 @@ def from_rope_scaling(
     given = {"max_position_embeddings": max_position_embeddings, "seq_len": seq_len}
     extra = {k: v for k, v in given.items() if k in keyword and v is not None}
     _check_rope_scaling_keys(kind, params, extra, keyword)
-    return method(d, base, **params, **extra)
+    return _called(method, width, d, base, {**params, **extra})
+
+
+def _called(method, width: int, d, base: float, kwargs: dict):
+    """`method(width, base, **kwargs)`; its ValueError says which width it got when
+    that is not d (partial_rotary_factor's `int(d * p)`)."""
+    try:
+        return method(width, base, **kwargs)
+    except ValueError as error:
+        if width == d:
+            raise
+        raise ValueError(
+            f"{error} (the method's d is the rotary width "
+            f"int(d * partial_rotary_factor) = {width} for d = {d})"
+        ) from None
 
 
 def _yarn_factor(params: dict, max_position_embeddings: int) -> float:

@@ -259,6 +259,29 @@ def test_from_rope_scaling_reads_a_partial_rotary_models_config_with_its_head_wi
     assert_matches_hf(ours, (theirs.double().numpy(), 1.0))
 
 
+def test_from_rope_scaling_names_the_rotary_width_in_its_methods_errors():
+    """With partial_rotary_factor the method gets int(d * p): its error about
+    "d/2" says which d, or 27 would read as a slip for the 36 of d = 72."""
+    lists = {"short_factor": [1.0] * 36, "long_factor": [2.0] * 36}
+    parameters = {"rope_type": "longrope", "partial_rotary_factor": 0.75, **lists}
+    with pytest.raises(
+        ValueError, match=r"d/2=27.*int\(d \* partial_rotary_factor\) = 54 for d = 72"
+    ):
+        scaling.from_rope_scaling(
+            72, 1e4, parameters, max_position_embeddings=256,
+            original_max_position_embeddings=64,
+        )  # fmt: skip
+
+
+def test_proportional_floors_p_times_d_in_floating_point_as_hf_does():
+    """The docstring's example: 0.58 * 100 is 57.99999999999999 in floating
+    point, so 28 pairs rotate, not the 29 of the exact formula, in both."""
+    ours, _ = scaling.proportional(100, 1e4, partial_rotary_factor=0.58)
+    config = hf_config(100, 1e4, "proportional", 512, partial_rotary_factor=0.58)
+    theirs, _ = hf_frequencies(config)
+    assert np.count_nonzero(ours) == np.count_nonzero(theirs) == 28
+
+
 def test_from_rope_scaling_refuses_a_share_that_makes_an_odd_rotary_width():
     """int(64 * 0.3) = 19: transformers then rotates 20 features at exponents over
     19; refused here, naming the width."""
