@@ -31,7 +31,9 @@ def _scalar(value):
 
 def checked_int(name: str, value, minimum: int = 1) -> int:
     """`value` as an int >= `minimum` that an int64 holds; floats (even 4.0) are
-    rejected."""
+    rejected. While torch.compile or torch.export traces, the int64 bound is
+    left to torch: a traced int may be a symbolic size, which the bound would
+    narrow (dynamo shows it as an int, so it cannot be told from a constant)."""
     kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     value = _scalar(value)
     if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):

@@ -131,7 +131,8 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
         _checks.checked_tensor("bias", bias, min_ndim=0)
         _checks.checked_same_device("bias", bias, q.device)
     _check_shapes(q, k, v, bias, causal)
-    autocast = torch.is_autocast_enabled(q.device.type)
+    kind = q.device.type  # meta has no autocast: asking about it raises
+    autocast = torch.amp.is_autocast_available(kind) and torch.is_autocast_enabled(kind)
     if bias is not None and autocast and bias.is_floating_point():
         bias = bias.to(q.dtype)
     if bias is not None:  # alibi_bias_torch(dtype=...)

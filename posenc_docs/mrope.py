@@ -177,14 +177,18 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
     """Torch twin of [`rotate_by_axes`][]: float32/float64 work, x.dtype out;
-    inv_freq a NumPy array or a tensor on x's device."""
+    inv_freq a NumPy array (taken in the work dtype) or a tensor on x's device
+    (angles in its dtype if wider, as in `rope.apply_rope_torch`)."""
     work = work_dtype(x)
-    theta = torch.as_tensor(inv_freq).to(x.device, work)  # (d/2,)
+    if isinstance(inv_freq, np.ndarray):
+        inv_freq = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
+    wide = torch.promote_types(inv_freq.dtype, work)
     index = torch.from_numpy(pair_axis).to(x.device)
-    per_pair = positions.to(work)[index].movedim(0, -1)  # (..., T, d/2)
-    angle = per_pair * theta
+    per_pair = positions.to(wide)[index].movedim(0, -1)  # (..., T, d/2)
+    angle = per_pair * inv_freq.to(wide)
+    cos, sin = angle.cos().to(work), angle.sin().to(work)
     # pair i = (x[i], x[i + d/2]): rope's half-layout rotation
-    return rope._rotate_torch(x.to(work), angle.cos(), angle.sin(), "half").to(x.dtype)
+    return rope._rotate_torch(x.to(work), cos, sin, "half").to(x.dtype)
 
 
 # --8<-- [start:apply_mrope]
@@ -255,7 +259,8 @@ def apply_mrope_torch(
     Notes
     -----
     Same formula and pair layout ("half"). Angles, cos and sin are float32
-    (float64 for float64 x); the result has x's dtype. Differentiable in x and
+    (float64 for float64 x, and angles float64 for a float64 `inv_freq`, as in
+    `rope.apply_rope_torch`); the result has x's dtype. Differentiable in x and
     in a tensor `inv_freq`.
     """
     x = checked_tensor("x", x, min_ndim=2)

@@ -35,6 +35,7 @@ from posenc_docs._checks import (
     checked_even,
     checked_position_dims,
     checked_real,
+    checked_same_device,
     checked_tensor,
 )
 
@@ -54,7 +55,7 @@ def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout, inv_fre
     if (shape := getattr(positions, "shape", None)) is not None and len(shape) > 1:
         checked_position_dims("positions", tuple(shape[:-1]), x_shape, "(B, 1, T)")
     theta_shape = tuple(getattr(inv_freq, "shape", (rotary_dim // 2,)))
-    if rotary_dim and theta_shape != (rotary_dim // 2,):
+    if theta_shape != (rotary_dim // 2,):
         raise ValueError(
             f"inv_freq must have shape (rotary_dim/2,) = ({rotary_dim // 2},) for "
             f"rotary_dim = {rotary_dim}, got {theta_shape}"
@@ -86,10 +87,10 @@ def apply_partial_rope(
     inv_freq : array of shape (rotary_dim/2,), optional
         Frequencies of a scaling method instead of $b^{-2i/r}$: the method
         called with d = `rotary_dim`, or `scaling.from_rope_scaling` with the
-        head width when the config's dict holds `partial_rotary_factor`. Unused
-        when `rotary_dim` is 0. The method's `attention_factor` scales the
-        rotated features only (Hugging Face multiplies cos and sin by it):
-        multiply `out[..., :rotary_dim]`.
+        head width when the config's dict holds `partial_rotary_factor`. Of
+        shape (0,) when `rotary_dim` is 0 (checked, not used). The method's
+        `attention_factor` scales the rotated features only (Hugging Face
+        multiplies cos and sin by it): multiply `out[..., :rotary_dim]`.
 
     Returns
     -------
@@ -107,6 +108,8 @@ def apply_partial_rope(
     x = checked_array("x", x, min_ndim=2, floating=False).astype(np.float64)
     r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
+        if inv_freq is not None:
+            checked_array("inv_freq", inv_freq, ndim=1, last_dim=0)
         lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]
         return np.broadcast_to(x, (*lead, x.shape[-1])).copy()
     rotated = rope.apply_rope(
@@ -144,6 +147,9 @@ def apply_partial_rope_torch(
     x = checked_tensor("x", x, min_ndim=2)
     r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
+        if inv_freq is not None:
+            theta = checked_tensor("inv_freq", inv_freq, ndim=1, last_dim=0)
+            checked_same_device("inv_freq", theta, x.device)
         dummy = x.new_zeros((*x.shape[:-1], 2))
         shape = (*rope.apply_rope_torch(dummy, positions).shape[:-1], x.shape[-1])
         return x.expand(shape).clone()  # a new tensor, as for r > 0: not a view

@@ -78,14 +78,16 @@ def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        $\lambda_i$, same shape.
+        $\lambda_i$, same shape; inf for a frequency of 0 (a pair that does not
+        rotate, as `proportional` gives).
 
     Notes
     -----
     $\lambda_i = 2\pi / \theta_i$: pair i turns once every $\lambda_i$ tokens.
     """
     inv_freq = checked_array("inv_freq", inv_freq, floating=False)  # (d/2,)
-    return 2 * np.pi / inv_freq.astype(np.float64)
+    with np.errstate(divide="ignore"):  # 2 pi / 0 = inf, said above
+        return 2 * np.pi / inv_freq.astype(np.float64)
 
 
 def scale_per_pair(
@@ -103,7 +105,8 @@ def scale_per_pair(
     Returns
     -------
     numpy.ndarray
-        The ratio, same shape.
+        The ratio, same shape; NaN where both frequencies are 0 (a pair that
+        rotates in neither, as `proportional`'s).
 
     Notes
     -----
@@ -117,7 +120,8 @@ def scale_per_pair(
             f"scaled_inv_freq must have the shape of base_inv_freq {unscaled.shape}, "
             f"got {scaled.shape}"
         )
-    return unscaled.astype(np.float64) / scaled.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0: NaN, said above
+        return unscaled.astype(np.float64) / scaled.astype(np.float64)
 
 
 def linear(d: int, base: float = 10000.0, *, factor: float):

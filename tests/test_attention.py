@@ -264,6 +264,16 @@ def test_a_bias_of_another_dtype_is_refused_by_name(dtype):
     assert out.dtype == torch.bfloat16
 
 
+def test_meta_tensors_pass_through_as_shapes():
+    """Meta has no autocast: asking whether it is on raised for every meta call
+    (a review of the autocast change), which shape inference with meta needs."""
+    q = torch.empty(2, 3, 5, 8, device="meta")
+    bias = alibi_bias_torch(3, 5, 5, device="meta")
+    assert attention_torch(q, q, q, bias=bias, causal=True).shape == (2, 3, 5, 8)
+    w = torch.empty(8, 8, device="meta")
+    assert self_attention_torch(q, w, w, w).shape == (2, 3, 5, 8)
+
+
 def test_under_autocast_a_float32_bias_meets_the_autocast_queries():
     """Under torch.autocast the projections come out bf16 while an ALiBi bias built
     in float32 stays so: the bias is cast, as autocast casts SDPA's mask, and the

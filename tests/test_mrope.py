@@ -300,6 +300,22 @@ def test_bad_config_is_rejected(kwargs, error, match):
         apply_mrope_torch(torch.zeros(4, 12), torch.zeros(3, 4, dtype=int), **kwargs)
 
 
+def test_a_float64_inv_freq_gives_float64_angles_for_float32_x():
+    """As apply_rope_torch: at positions near 3e6 float32 angles were 0.03 off."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 5, 16)).astype(np.float32)
+    positions = rng.integers(3_000_000, 3_000_100, size=(3, 1, 5))
+    theta = scaling.yarn(16, 1e6, factor=4.0, original_max_position_embeddings=64)[0]
+    section = [2, 3, 3]
+    want = apply_mrope(x, positions, mrope_section=section, inv_freq=theta)
+    got = apply_mrope_torch(
+        torch.from_numpy(x), torch.from_numpy(positions), mrope_section=section,
+        inv_freq=torch.from_numpy(theta),
+    )  # fmt: skip
+    assert got.dtype == torch.float32
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-5)
+
+
 def test_bad_inv_freq_is_rejected_and_a_tensor_one_is_differentiated():
     x, thw, section = np.zeros((4, 12)), np.zeros((3, 4), dtype=int), [2, 2, 2]
     for bad, error in [(np.ones(5), ValueError), (torch.ones(6), TypeError)]:

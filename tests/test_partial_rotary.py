@@ -248,6 +248,23 @@ def test_scaled_frequencies_rotate_the_prefix_and_are_checked_against_it():
     )
 
 
+def test_with_rotary_dim_0_inv_freq_is_still_checked():
+    """It was taken unchecked there (a string, a meta tensor), while base was not."""
+    x, m = np.ones((4, 8)), np.arange(4)
+    assert apply_partial_rope(x, m, rotary_dim=0, inv_freq=np.ones(0)).shape == (4, 8)
+    for bad, error in [("abc", TypeError), (np.ones(2), ValueError)]:
+        with pytest.raises(error, match="inv_freq"):
+            apply_partial_rope(x, m, rotary_dim=0, inv_freq=bad)
+    x_t, m_t = torch.ones(4, 8), torch.arange(4)
+    for bad, error in [
+        (torch.ones(0, dtype=torch.long), TypeError),
+        (torch.ones(0, device="meta"), ValueError),
+        (np.ones(0), TypeError),
+    ]:
+        with pytest.raises(error, match="inv_freq"):
+            apply_partial_rope_torch(x_t, m_t, rotary_dim=0, inv_freq=bad)
+
+
 def test_bad_arrays_are_rejected():
     with pytest.raises(TypeError, match="NumPy array"):
         apply_partial_rope(torch.zeros(4, 8), np.arange(4), rotary_dim=4)

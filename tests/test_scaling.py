@@ -725,3 +725,17 @@ def test_arguments_a_method_does_not_read_are_checked_all_the_same(call, named):
     scaling never reads seq_len; a bad value is still a mistake to report."""
     with pytest.raises(TypeError, match=named):
         call()
+
+
+@pytest.mark.filterwarnings("error")  # no divide-by-zero RuntimeWarning
+def test_proportionals_still_pairs_have_infinite_wavelengths_and_no_ratio():
+    """A frequency of 0 turns never: wavelength inf, and against a base frequency
+    of 0 no slow-down ratio (NaN), as the docstrings say, without a warning."""
+    theta, _ = scaling.proportional(16, 1e4, partial_rotary_factor=0.5)
+    assert np.count_nonzero(theta) == 4
+    lengths = scaling.wavelengths(theta)
+    assert np.all(np.isfinite(lengths[:4])) and np.all(np.isinf(lengths[4:]))
+    scaled, _ = scaling.proportional(16, 1e4, factor=4.0, partial_rotary_factor=0.5)
+    ratio = scaling.scale_per_pair(scaled, theta)
+    np.testing.assert_allclose(ratio[:4], 4.0)
+    assert np.all(np.isnan(ratio[4:]))
