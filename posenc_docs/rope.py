@@ -669,7 +669,8 @@ class RotaryEmbedding(torch.nn.Module):
     `strict=False` or with those keys dropped; the module keeps its frequencies.
     Frequencies are not trained: an `inv_freq` that requires grad is refused
     (learned frequencies go to `apply_rope_torch`, which differentiates through
-    them). They may be replaced: assigning `inv_freq` or `attention_factor`, or
+    them). They may be replaced: assigning `inv_freq` (a tensor, as for any
+    buffer: `torch.from_numpy` of a scaling method's array) or `attention_factor`, or
     writing into `inv_freq` in place (as Hugging Face's dynamic RoPE update does),
     rebuilds the cache at the next call; a `torch.compile` graph reads no cache
     but computes cos/sin from `inv_freq` each call, so it sees them too. An

@@ -566,7 +566,11 @@ def longrope(
     $\theta'_i = \theta_i / f_i$ with f = `long_factor` if seq_len > $L_0$, else
     `short_factor`. s = `factor`, or `max_position_embeddings` / $L_0$ when
     `factor` is None. `attention_factor`: the explicit value, else
-    $\sqrt{1 + \ln s / \ln L_0}$ for s > 1, else 1.
+    $\sqrt{1 + \ln s / \ln L_0}$ for s > 1, else 1. Keys cached before a
+    sequence passed $L_0$ were rotated with the short factors: Hugging Face's
+    Phi-3 `generate` drops its KV cache at the first step past $L_0$ and encodes
+    the whole sequence again with the long ones; a port that keeps its cache
+    does not give the same logits from there on.
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     L0 = checked_int(
@@ -819,9 +823,12 @@ def from_rope_scaling(
         `"longrope"` and `"llama3"` it takes priority over the dict's, as in
         transformers.
     seq_len : int, optional
-        Current length, for `"dynamic"` and `"longrope"`; ignored by the others:
-        the largest position + 1 (transformers' `max(position_ids) + 1`), not
-        the number of new tokens of a decoding step.
+        Length, for `"dynamic"` and `"longrope"`; ignored by the others. A
+        length counts positions: the largest position + 1 (transformers'
+        `max(position_ids) + 1`), not the number of new tokens of a decoding
+        step. For `"longrope"`, the current one; for `"dynamic"`, the longest
+        seen so far, as transformers keeps it (reset only below $L_0$: see
+        `dynamic_ntk`).
 
     Returns
     -------
@@ -968,7 +975,7 @@ def _rotary_width(d, kind: str, params: dict) -> int:
     if (width := int(d * share)) < 2 or width % 2:
         raise ValueError(
             f"the rotary width int(d * partial_rotary_factor) = int({d} * {share!r})"
-            f" = {width} must be even and >= 2"
+            f" = {width} must be even and >= 2 (d is the head width here)"
         )
     return width
 
