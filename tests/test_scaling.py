@@ -727,7 +727,7 @@ def test_arguments_a_method_does_not_read_are_checked_all_the_same(call, named):
         call()
 
 
-@pytest.mark.filterwarnings("error")  # no divide-by-zero RuntimeWarning
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # no divide-by-zero warning
 def test_proportionals_still_pairs_have_infinite_wavelengths_and_no_ratio():
     """A frequency of 0 turns never: wavelength inf, and against a base frequency
     of 0 no slow-down ratio (NaN), as the docstrings say, without a warning."""
