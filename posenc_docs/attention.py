@@ -146,8 +146,8 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
     tensor of that dtype on that device (under `torch.autocast` a bias of
     another floating dtype is cast to q's, as autocast casts
-    `scaled_dot_product_attention`'s mask: a bfloat16 bias holds integers
-    exactly only up to 256, so far ALiBi distances are rounded).
+    `scaled_dot_product_attention`'s mask, and so rounded: in bfloat16 an ALiBi
+    bias is exact only for power-of-two slopes and distances up to 256).
 
     Returns
     -------

@@ -177,11 +177,12 @@ def rotate_by_axes(x, positions, pair_axis, inv_freq):
 
 def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
     """Torch twin of [`rotate_by_axes`][]: float32/float64 work, x.dtype out;
-    inv_freq a NumPy array (taken in the work dtype) or a tensor on x's device
-    (angles in its dtype if wider, as in `rope.apply_rope_torch`)."""
+    inv_freq a NumPy array (the defaults: taken in float64 for float64 x or
+    positions, else float32) or a tensor on x's device; angles in the widest of
+    them, as in `rope.apply_rope_torch`."""
     work = work_dtype(x)
     if isinstance(inv_freq, np.ndarray):
-        inv_freq = torch.from_numpy(inv_freq).to(x.device, work)  # (d/2,)
+        inv_freq = torch.from_numpy(inv_freq).to(x.device, work_dtype(x, positions))
     wide = torch.promote_types(inv_freq.dtype, work)
     index = torch.from_numpy(pair_axis).to(x.device)
     per_pair = positions.to(wide)[index].movedim(0, -1)  # (..., T, d/2)
@@ -259,9 +260,9 @@ def apply_mrope_torch(
     Notes
     -----
     Same formula and pair layout ("half"). Angles, cos and sin are float32
-    (float64 for float64 x, and angles float64 for a float64 `inv_freq`, as in
-    `rope.apply_rope_torch`); the result has x's dtype. Differentiable in x and
-    in a tensor `inv_freq`.
+    (float64 for float64 x, and angles float64 for float64 positions or
+    `inv_freq`, as in `rope.apply_rope_torch`); the result has x's dtype.
+    Differentiable in x and in a tensor `inv_freq`.
     """
     x = checked_tensor("x", x, min_ndim=2)
     d = checked_even("x.shape[-1]", x.shape[-1])

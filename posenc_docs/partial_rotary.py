@@ -41,9 +41,9 @@ from posenc_docs._checks import (
 
 
 def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout, inv_freq):
-    """rotary_dim as an int, after checking it, base, layout, inv_freq's length and
-    positions' leading dims against x's (here, so that an error shows x's shape
-    and rotary_dim, not the prefix's width)."""
+    """rotary_dim as an int, after checking it, base, layout, the length of an
+    inv_freq of the right kind, and positions' leading dims against x's (here, so
+    that an error shows x's shape and rotary_dim, not the prefix's width)."""
     checked_choice("layout", layout, rope.LAYOUTS)
     checked_real("base", base, gt=1)
     rotary_dim = checked_even("rotary_dim", rotary_dim, minimum=0)
@@ -54,11 +54,10 @@ def _checked_config(rotary_dim, x_shape: tuple, positions, base, layout, inv_fre
         )
     if (shape := getattr(positions, "shape", None)) is not None and len(shape) > 1:
         checked_position_dims("positions", tuple(shape[:-1]), x_shape, "(B, 1, T)")
-    theta_shape = tuple(getattr(inv_freq, "shape", (rotary_dim // 2,)))
-    if theta_shape != (rotary_dim // 2,):
+    if inv_freq is not None and tuple(inv_freq.shape) != (rotary_dim // 2,):
         raise ValueError(
             f"inv_freq must have shape (rotary_dim/2,) = ({rotary_dim // 2},) for "
-            f"rotary_dim = {rotary_dim}, got {theta_shape}"
+            f"rotary_dim = {rotary_dim}, got {tuple(inv_freq.shape)}"
         )
     return rotary_dim
 
@@ -106,10 +105,10 @@ def apply_partial_rope(
     """
     # --8<-- [start:apply_partial_rope-body]
     x = checked_array("x", x, min_ndim=2, floating=False).astype(np.float64)
+    if inv_freq is not None:  # its kind first, then its length against rotary_dim
+        inv_freq = checked_array("inv_freq", inv_freq, ndim=1, floating=False)
     r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
-        if inv_freq is not None:
-            checked_array("inv_freq", inv_freq, ndim=1, last_dim=0)
         lead = rope.apply_rope(np.zeros((*x.shape[:-1], 2)), positions).shape[:-1]
         return np.broadcast_to(x, (*lead, x.shape[-1])).copy()
     rotated = rope.apply_rope(
@@ -145,11 +144,11 @@ def apply_partial_rope_torch(
     """
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
+    if inv_freq is not None:  # its kind first, then its length against rotary_dim
+        inv_freq = checked_tensor("inv_freq", inv_freq, ndim=1)
+        checked_same_device("inv_freq", inv_freq, x.device)
     r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0
-        if inv_freq is not None:
-            theta = checked_tensor("inv_freq", inv_freq, ndim=1, last_dim=0)
-            checked_same_device("inv_freq", theta, x.device)
         dummy = x.new_zeros((*x.shape[:-1], 2))
         shape = (*rope.apply_rope_torch(dummy, positions).shape[:-1], x.shape[-1])
         return x.expand(shape).clone()  # a new tensor, as for r > 0: not a view

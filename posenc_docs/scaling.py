@@ -15,6 +15,7 @@ $\theta_i = b^{-2i/d}$, $\lambda_i = 2\pi/\theta_i$ (wavelength).
 
 import inspect
 import math
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -105,8 +106,9 @@ def scale_per_pair(
     Returns
     -------
     numpy.ndarray
-        The ratio, same shape; NaN where both frequencies are 0 (a pair that
-        rotates in neither, as `proportional`'s).
+        The ratio, same shape: inf where only the scaled frequency is 0 and NaN
+        where both are (pairs that `proportional` leaves still), without a
+        warning.
 
     Notes
     -----
@@ -888,17 +890,17 @@ def from_rope_scaling(
 
 
 def _called(method, width: int, d, base: float, kwargs: dict):
-    """`method(width, base, **kwargs)`; its ValueError says which width it got when
-    that is not d (partial_rotary_factor's `int(d * p)`)."""
+    """`method(width, base, **kwargs)`; an error of it about its d says which width
+    that was when it is not d (partial_rotary_factor's `int(d * p)`)."""
     try:
         return method(width, base, **kwargs)
     except ValueError as error:
-        if width == d:
+        if width == d or not re.search(r"\bd\b", str(error)):
             raise
         raise ValueError(
             f"{error} (the method's d is the rotary width "
             f"int(d * partial_rotary_factor) = {width} for d = {d})"
-        ) from None
+        ) from error
 
 
 def _yarn_factor(params: dict, max_position_embeddings: int) -> float:

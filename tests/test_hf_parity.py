@@ -153,7 +153,8 @@ def llama3_cases(d, base, factor, L0):
 
 
 def proportional_cases(d, base, factor, L0):
-    """d is the head width; 0.3 tests transformers' float floor of p d / 2."""
+    """d is the head width; 0 and 1 are the ends, 0.3 makes p d / 2 fractional
+    (the float floor that differs from the exact one is tested on its own)."""
     for share in (0.0, 0.25, 0.3, 1.0):
         params = {"factor": factor, "partial_rotary_factor": share}
         yield params, L0, None, scaling.proportional(d, base, **params)
@@ -271,6 +272,22 @@ def test_from_rope_scaling_names_the_rotary_width_in_its_methods_errors():
             72, 1e4, parameters, max_position_embeddings=256,
             original_max_position_embeddings=64,
         )  # fmt: skip
+
+
+def test_from_rope_scaling_leaves_errors_not_about_d_as_they_are():
+    """The rotary-width note goes only on an error about the method's d, and the
+    method's own error stays attached as the cause."""
+    parameters = {"rope_type": "linear", "partial_rotary_factor": 0.75, "factor": 0.5}
+    with pytest.raises(ValueError, match=r"factor must be >= 1, got 0.5$"):
+        scaling.from_rope_scaling(72, 1e4, parameters)
+    lists = {"short_factor": [1.0] * 36, "long_factor": [2.0] * 36}
+    parameters = {"rope_type": "longrope", "partial_rotary_factor": 0.75, **lists}
+    with pytest.raises(ValueError, match="rotary width") as caught:
+        scaling.from_rope_scaling(
+            72, 1e4, parameters, max_position_embeddings=256,
+            original_max_position_embeddings=64,
+        )  # fmt: skip
+    assert "short_factor must have length d/2=27" in str(caught.value.__cause__)
 
 
 def test_proportional_floors_p_times_d_in_floating_point_as_hf_does():

@@ -301,7 +301,8 @@ def test_bad_config_is_rejected(kwargs, error, match):
 
 
 def test_a_float64_inv_freq_gives_float64_angles_for_float32_x():
-    """As apply_rope_torch: at positions near 3e6 float32 angles were 0.03 off."""
+    """As apply_rope_torch, a float64 inv_freq or float64 positions give float64
+    angles: at positions near 3e6 float32 angles were 0.03 off."""
     rng = np.random.default_rng(2)
     x = rng.normal(size=(2, 5, 16)).astype(np.float32)
     positions = rng.integers(3_000_000, 3_000_100, size=(3, 1, 5))
@@ -313,6 +314,10 @@ def test_a_float64_inv_freq_gives_float64_angles_for_float32_x():
         inv_freq=torch.from_numpy(theta),
     )  # fmt: skip
     assert got.dtype == torch.float32
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-5)
+    far = torch.from_numpy(positions).double()  # float64 positions, default theta
+    got = apply_mrope_torch(torch.from_numpy(x), far, mrope_section=section)
+    want = apply_mrope(x, positions, mrope_section=section)
     np.testing.assert_allclose(got.numpy(), want, atol=1e-5)
 
 

@@ -263,6 +263,22 @@ def test_with_rotary_dim_0_inv_freq_is_still_checked():
     ]:
         with pytest.raises(error, match="inv_freq"):
             apply_partial_rope_torch(x_t, m_t, rotary_dim=0, inv_freq=bad)
+    int_theta = np.zeros(0, dtype=int)  # integer frequencies, as for rotary_dim > 0
+    assert apply_partial_rope(x, m, rotary_dim=0, inv_freq=int_theta).shape == (4, 8)
+
+
+def test_inv_freq_of_the_wrong_kind_is_a_type_error_whatever_its_length():
+    """Its kind is checked before its length: the length check came first and made
+    a NumPy inv_freq of the wrong length a ValueError in the torch twin. A list's
+    length is checked against rotary_dim too (it named the prefix's width)."""
+    x, m = np.ones((4, 16)), np.arange(4)
+    with pytest.raises(TypeError, match="inv_freq must be a torch.Tensor"):
+        apply_partial_rope_torch(torch.ones(4, 16), torch.arange(4), rotary_dim=8,
+                                 inv_freq=np.ones(3))  # fmt: skip
+    with pytest.raises(TypeError, match="inv_freq must be a NumPy array"):
+        apply_partial_rope(x, m, rotary_dim=8, inv_freq=torch.ones(3))
+    with pytest.raises(ValueError, match=r"\(4,\) for rotary_dim = 8, got \(3,\)"):
+        apply_partial_rope(x, m, rotary_dim=8, inv_freq=[1.0, 0.5, 0.25])
 
 
 def test_bad_arrays_are_rejected():
