@@ -57,6 +57,13 @@ def _check_shapes(q, k, v, bias, causal) -> None:
         _checks.checked_broadcasts_into("bias", bias.shape, scores, "the logits' shape")
 
 
+def _scale(scale, d: int) -> float:
+    """The logits' factor: 1/sqrt(d) by default, else a checked `scale` > 0."""
+    if scale is None:
+        return 1 / math.sqrt(d)
+    return _checks.checked_real("scale", scale, gt=0)
+
+
 def _checked_arrays(q, k, v, bias, causal, return_weights):
     """q, k, v (and bias) as float64 arrays, after checking every argument."""
     _checks.checked_bool("causal", causal)
@@ -72,7 +79,7 @@ def _checked_arrays(q, k, v, bias, causal, return_weights):
     return q, k, v, bias
 
 
-def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
+def attention(q, k, v, *, bias=None, causal=False, return_weights=False, scale=None):
     r"""Scaled dot-product attention (NumPy, float64).
 
     Parameters
@@ -89,6 +96,11 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
         Mask keys after each query; query r sits at position `Tk - Tq + r`.
     return_weights : bool, default False
         Also return the attention weights `(..., Tq, Tk)`.
+    scale : float, optional
+        The logits' factor s > 0, as `scaled_dot_product_attention`'s `scale`;
+        None means $1/\sqrt{d}$. Gemma: `query_pre_attn_scalar ** -0.5`;
+        DeepSeek with YaRN: `scaling.yarn_mscale(factor, mscale_all_dim) ** 2`
+        over $\sqrt{d}$; T5, whose bias goes on unscaled logits: 1.
 
     Returns
     -------
@@ -97,14 +109,14 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False):
 
     Notes
     -----
-    $w = \mathrm{softmax}(q k^\top / \sqrt{d} + \mathrm{bias})$ over keys;
-    $\mathrm{out} = w\, v$. q is scaled before the product (as torch's
+    $w = \mathrm{softmax}(s\, q k^\top + \mathrm{bias})$ over keys, $s = 1/\sqrt{d}$
+    by default; $\mathrm{out} = w\, v$. q is scaled before the product (as torch's
     `scaled_dot_product_attention` does), so 16-bit logits do not overflow first.
     A query whose every key is masked ($-\infty$) gets weights 0 and output 0,
     as in torch's, not NaN.
     """
     q, k, v, bias = _checked_arrays(q, k, v, bias, causal, return_weights)
-    scores = q / math.sqrt(q.shape[-1]) @ np.swapaxes(k, -1, -2)  # (..., Tq, Tk)
+    scores = q * _scale(scale, q.shape[-1]) @ np.swapaxes(k, -1, -2)  # (..., Tq, Tk)
     scores = scores if bias is None else scores + bias
     if causal:
         scores = np.where(_future_keys(q.shape[-2], k.shape[-2]), -np.inf, scores)
@@ -140,7 +152,9 @@ def _checked_tensors(q, k, v, bias, causal, return_weights):
     return bias
 
 
-def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
+def attention_torch(
+    q, k, v, *, bias=None, causal=False, return_weights=False, scale=None
+):
     r"""Torch twin of [`attention`][] (same arguments): scaled dot-product attention.
 
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
@@ -156,12 +170,13 @@ def attention_torch(q, k, v, *, bias=None, causal=False, return_weights=False):
 
     Notes
     -----
-    $w = \mathrm{softmax}(q k^\top / \sqrt{d} + \mathrm{bias})$, with $-\infty$ for
-    masked keys; q scaled first. A query whose every key is masked gets weights
-    0, output 0 and gradients 0 (as `scaled_dot_product_attention`), not NaN.
+    $w = \mathrm{softmax}(s\, q k^\top + \mathrm{bias})$ ($s$ = `scale`, default
+    $1/\sqrt{d}$), with $-\infty$ for masked keys; q scaled first. A query whose
+    every key is masked gets weights 0, output 0 and gradients 0 (as
+    `scaled_dot_product_attention`), not NaN.
     """
     bias = _checked_tensors(q, k, v, bias, causal, return_weights)
-    scores = q / math.sqrt(q.shape[-1]) @ k.transpose(-1, -2)  # (..., Tq, Tk)
+    scores = q * _scale(scale, q.shape[-1]) @ k.transpose(-1, -2)  # (..., Tq, Tk)
     scores = scores if bias is None else scores + bias
     if causal:  # key j after query r, at k_len - q_len + r (as _future_keys)
         q_len, k_len = q.shape[-2], k.shape[-2]

@@ -180,8 +180,8 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     -----
     $\mathrm{bias}_{h,r,j} = \mathrm{table}[\mathrm{bucket}(j - i), h]$ with
     $i = k_{len} - q_{len} + r$. T5 adds it to unscaled logits $q k^\top$ (no
-    $1/\sqrt{d}$); `attention` divides by $\sqrt{d}$ first, so to match a T5
-    checkpoint multiply q by $\sqrt{d}$ before calling it.
+    $1/\sqrt{d}$): to match a T5 checkpoint, call `attention` with `scale=1.0`
+    (its default divides by $\sqrt{d}$).
     """
     # --8<-- [start:t5_bias-body]
     table = checked_array("table", table)

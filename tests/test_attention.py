@@ -264,6 +264,22 @@ def test_a_bias_of_another_dtype_is_refused_by_name(dtype):
     assert out.dtype == torch.bfloat16
 
 
+@pytest.mark.parametrize("scale", [None, 1.0, 0.03])
+def test_scale_is_sdpas_scale_in_both_twins(scale):
+    """`scale` multiplies the logits as scaled_dot_product_attention's does (None:
+    1/sqrt(d)); with a causal ALiBi bias on Tq < Tk, and in the NumPy twin."""
+    torch.manual_seed(1)
+    q, k, v = torch.randn(2, 3, 4, 8), torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 5)
+    bias = alibi_bias_torch(3, 4, 6)  # (H, Tq, Tk), -inf on future keys
+    ours = attention_torch(q, k, v, bias=bias, scale=scale)
+    sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, bias, scale=scale)
+    torch.testing.assert_close(ours, sdpa, rtol=1e-5, atol=1e-5)
+    reference = attention(
+        q.numpy(), k.numpy(), v.numpy(), bias=bias.numpy(), scale=scale
+    )
+    np.testing.assert_allclose(reference, ours.double().numpy(), atol=1e-5)
+
+
 def test_meta_tensors_pass_through_as_shapes():
     """Meta has no autocast: asking whether it is on raised for every meta call
     (a review of the autocast change), which shape inference with meta needs."""

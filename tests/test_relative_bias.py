@@ -13,6 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc_docs.attention import attention_torch
 from posenc_docs.relative_bias import (
     t5_bias,
     t5_bias_torch,
@@ -226,3 +227,31 @@ def test_narrow_and_unsigned_integers_bucket_as_int64(dtype, bidirectional):
     got = t5_relative_position_bucket(rel.astype(dtype), **kwargs)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == np.int64
+
+
+def test_t5_attention_is_attention_with_scale_1_and_the_bias():
+    """t5_bias's Notes: T5 adds its bias to unscaled logits, so `scale=1.0`.
+    HF's T5Attention layer, its own projections around attention_torch."""
+    from transformers import T5Config
+    from transformers.models.t5.modeling_t5 import T5Attention
+
+    torch.manual_seed(0)
+    config = T5Config(
+        d_model=16, d_kv=4, num_heads=4, relative_attention_num_buckets=32
+    )
+    layer = T5Attention(config, has_relative_attention_bias=True, layer_idx=0).eval()
+    x = torch.randn(2, 7, 16)  # (B, T, d_model)
+    theirs = layer(x)[0]
+
+    def heads(t):  # (B, T, H * d) -> (B, H, T, d)
+        return t.view(2, 7, 4, 4).transpose(1, 2)
+
+    table = layer.relative_attention_bias.weight
+    bias = t5_bias_torch(table, 7, 7, bidirectional=True, max_distance=128)
+    for scale, close in ((1.0, True), (None, False)):  # None: 1/sqrt(d), not T5's
+        out = attention_torch(
+            heads(layer.q(x)), heads(layer.k(x)), heads(layer.v(x)), bias=bias,
+            scale=scale,
+        )  # fmt: skip
+        ours = layer.o(out.transpose(1, 2).reshape(2, 7, 16))
+        assert torch.allclose(ours, theirs, atol=1e-6) == close

@@ -220,6 +220,7 @@ SWEEP = [
             "bias": [*numpy_data((3, 5), bad_shape=(4, 4))],
             "causal": BOOL,
             "return_weights": BOOL,
+            "scale": POSITIVE,
         },
     ),
     (
@@ -238,6 +239,7 @@ SWEEP = [
             ],
             "causal": BOOL,
             "return_weights": BOOL,
+            "scale": POSITIVE,
         },
     ),
     (
