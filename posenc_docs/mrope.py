@@ -237,10 +237,9 @@ def apply_mrope(
     d = checked_even("x.shape[-1]", x.shape[-1])
     pair_axis = _sections_for(d, mrope_section, interleaved)
     positions = _checked_positions("positions_thw", positions_thw, x.shape, 3)
-    theta = rope.inv_freq(d, checked_real("base", base, gt=1))  # (d/2,)
-    return rotate_by_axes(
-        x, positions, pair_axis, theta if inv_freq is None else inv_freq
-    )
+    base = checked_real("base", base, gt=1)  # checked even beside an inv_freq
+    theta = rope.inv_freq(d, base) if inv_freq is None else inv_freq  # (d/2,)
+    return rotate_by_axes(x, positions, pair_axis, theta)
 
 
 # --8<-- [end:apply_mrope-body]
@@ -268,10 +267,11 @@ def apply_mrope_torch(
     d = checked_even("x.shape[-1]", x.shape[-1])
     pair_axis = _sections_for(d, mrope_section, interleaved)
     positions = _checked_positions_torch("positions_thw", positions_thw, x, 3)
-    theta = rope.inv_freq(d, checked_real("base", base, gt=1))
-    if inv_freq is not None:
-        theta = checked_tensor("inv_freq", inv_freq, ndim=1, last_dim=d // 2)
-        checked_same_device("inv_freq", theta, x.device)
+    base = checked_real("base", base, gt=1)  # checked even beside an inv_freq
+    if inv_freq is None:
+        return _rotate_by_axes_torch(x, positions, pair_axis, rope.inv_freq(d, base))
+    theta = checked_tensor("inv_freq", inv_freq, ndim=1, last_dim=d // 2)
+    checked_same_device("inv_freq", theta, x.device)
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 
 

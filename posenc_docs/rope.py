@@ -660,9 +660,9 @@ class RotaryEmbedding(torch.nn.Module):
     `inv_freq` is the one buffer; the cache (`cos_cached`, `sin_cached`, whose
     length follows the data) is not one, so DDP, which by default
     (`broadcast_buffers=True`) broadcasts every buffer on each forward, works
-    when ranks see different lengths. Both are rebuilt
-    from the frequencies on each move, so a module built under
-    `torch.device("meta")` works after `to_empty`. Nothing is saved in
+    when ranks see different lengths. Both are rebuilt from the frequencies on
+    each move, so a module built under `torch.device("meta")` works after
+    `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
     scaled frequencies or `attention_factor`; build the module with the same ones.
     A state dict that holds `inv_freq` keys (some checkpoints do) loads with
@@ -670,12 +670,13 @@ class RotaryEmbedding(torch.nn.Module):
     Frequencies are not trained: an `inv_freq` that requires grad is refused
     (learned frequencies go to `apply_rope_torch`, which differentiates through
     them). They may be replaced: assigning `inv_freq` (a tensor, as for any
-    buffer: `torch.from_numpy` of a scaling method's array) or `attention_factor`, or
-    writing into `inv_freq` in place (as Hugging Face's dynamic RoPE update does),
-    rebuilds the cache at the next call; a `torch.compile` graph reads no cache
-    but computes cos/sin from `inv_freq` each call, so it sees them too. An
-    in-place write is seen by the tensor's version counter, which a write through
-    `inv_freq.data` does not advance: write under `torch.no_grad()` instead.
+    buffer: `torch.from_numpy` of a scaling method's array) or
+    `attention_factor`, or writing into `inv_freq` in place (as Hugging Face's
+    dynamic RoPE update does), rebuilds the cache at the next call; a
+    `torch.compile` graph reads no cache but computes cos/sin from `inv_freq`
+    each call, so it sees them too. An in-place write is seen by the tensor's
+    version counter, which a write through `inv_freq.data` does not advance:
+    write under `torch.no_grad()` instead.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
     `torch.compile` is supported (one graph across offsets); TorchScript

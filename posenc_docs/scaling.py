@@ -710,13 +710,10 @@ def proportional(d, base=10000.0, *, factor=1.0, partial_rotary_factor=1.0):
     pass `layout="half"` to `rope.apply_rope` (whose default is interleaved;
     `rope.RotaryEmbedding`'s is half). Attention factor 1.
     """
-    d, base = checked_even("d", d), checked_real("base", base, gt=1)
-    factor = checked_real("factor", factor, ge=1)
+    theta, _ = linear(d, base, factor=factor)  # (d/2,), the head's own exponents
     share = checked_real("partial_rotary_factor", partial_rotary_factor, ge=0, le=1)
-    n_rotated = int(share * d // 2)  # transformers' own expression, float floor
-    theta = rope_inv_freq(d, base)  # (d/2,), the head's own exponents
-    theta[n_rotated:] = 0.0
-    return theta / factor, 1.0
+    theta[int(share * d // 2) :] = 0.0  # transformers' own expression, float floor
+    return theta, 1.0
 
 
 def default(d: int, base: float = 10000.0):
@@ -802,9 +799,8 @@ def from_rope_scaling(
         `max_position_embeddings / L0` (DeepSeek-V3); `rope_theta`, if present,
         must equal `base`; `partial_rotary_factor`, if present, must be in
         (0, 1] (`[0, 1]` for `"proportional"`) and sets the rotary width (see
-        `d`);
-        `max_position_embeddings` (Ministral 3 copies it there) stands in for
-        the argument of that name, and must equal it if both are given;
+        `d`); `max_position_embeddings` (Ministral 3 copies it there) stands in
+        for the argument of that name, and must equal it if both are given;
         `mrope_section`, `mrope_interleaved` and `interleaved` (M-RoPE's axes,
         see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale by
         position, not a frequency) are ignored, as transformers' configs ignore
@@ -812,9 +808,8 @@ def from_rope_scaling(
         queries at position m by $1 + \beta \ln(1 + \lfloor m / L_0 \rfloor)$,
         which is `temperature.llama4_attention_scale(m - 1, floor_scale=L0,
         attn_scale=beta)` (Llama 4's floor is of (m + 1) / `floor_scale`). A dict
-        of one dict per layer type
-        (Gemma 3's and Gemma 4's) is refused: pass the one for the layer. None
-        means no scaling.
+        of one dict per layer type (Gemma 3's and Gemma 4's) is refused: pass the
+        one for the layer. None means no scaling.
     max_position_embeddings : int, optional
         The config's own length: `"dynamic"` needs it, `"longrope"` uses it
         when `factor` is absent, and it stands in for a missing
