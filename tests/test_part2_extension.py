@@ -404,3 +404,19 @@ def test_legacy_transformers_read_qwen25s_yarn_block_as_factor_one():
     assert qwen.rope_scaling["factor"] == 4.0  # what the card asks for
     deepseek = models.get("DeepSeek-V3")
     assert part2_extension.legacy_hf_yarn_factor(deepseek) == 40.0
+
+
+def test_longropes_over_stretched_pairs_include_pairs_that_turned_in_training():
+    """07's Phi-3 sentence: the long factors above s = 32 are the last 30 pairs,
+    from pair 18 (wavelength 2 pi 10000^(36/96) = 198.7 tokens) on, and 16 of them
+    are not slow pairs (their wavelength is under L0 = 4,096)."""
+    model = models.get("Phi-3-mini-128k-instruct")
+    long_list = model.rope_scaling["long_factor"]
+    wavelengths = ref_wavelengths(2 * len(long_list), 10000.0)
+    past = [i for i, f in enumerate(long_list) if f > 32]
+    assert past == list(range(18, 48))
+    over = part2_extension.over_stretched(model, 32.0, seq_len=131072)
+    assert (over.pairs, over.first_pair) == (30, 18)
+    assert over.shortest_wavelength == pytest.approx(wavelengths[18], rel=1e-12)
+    assert over.shortest_wavelength == pytest.approx(198.69, abs=0.01)
+    assert over.turned_in_training == sum(wavelengths[i] < 4096 for i in past) == 16

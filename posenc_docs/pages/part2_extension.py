@@ -323,9 +323,31 @@ def ntk_overshoot(model: ModelConfig, factor: float) -> NtkOvershoot:
     return NtkOvershoot(length, part1.pairs_overshooting(*args), worst)
 
 
-def pairs_scaled_past(model: ModelConfig, factor: float, seq_len=None) -> int:
-    """Pairs of a model slowed down by more than ``factor``."""
-    return int((model_scale_factors(model, seq_len) > factor).sum())
+@dataclass(frozen=True)
+class OverStretched:
+    """Pairs slowed down by more than a factor: how many, the pair they start
+    from (every later pair is one of them), their shortest wavelength and how many
+    of them made at least one full turn within L0."""
+
+    pairs: int
+    first_pair: int
+    shortest_wavelength: float
+    turned_in_training: int
+
+
+def over_stretched(model: ModelConfig, factor: float, seq_len=None) -> OverStretched:
+    """Pairs of a model slowed down by more than ``factor``; they must be the
+    slowest pairs, a block at the end (LongRoPE's searched factors are)."""
+    d, base = _rope_fields(model)
+    past = model_scale_factors(model, seq_len) > factor
+    first = int(np.argmax(past))
+    if not past.any() or not past[first:].all():
+        raise ValueError(f"pairs past {factor} are not the slowest: {past}")
+    lengths = scaling.wavelengths(rope.inv_freq(d, base))[past]
+    original = model.rope_scaling["original_max_position_embeddings"]
+    return OverStretched(
+        int(past.sum()), first, float(lengths.min()), int((lengths < original).sum())
+    )
 
 
 def llama3_wavelength_bounds(model: ModelConfig) -> tuple[float, float]:
