@@ -328,6 +328,8 @@ def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     pairs = x.unflatten(-1, (-1, 2))  # (..., T, d/2, 2), a view
     if torch.compiler.is_compiling():  # tracing cannot try the view below
         pairs = pairs.contiguous()  # a no-op if it is contiguous already
+    elif pairs.storage_offset() % 2:  # contiguous or not, no complex view of it
+        pairs = pairs.clone(memory_format=torch.contiguous_format)
     try:
         as_complex = torch.view_as_complex(pairs)
     except RuntimeError:  # strides that cannot be read as complex
@@ -472,7 +474,9 @@ def apply_rope_torch(
     $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
     float64 if x, positions or inv_freq is float64, else float32; the rotation runs
     in float32 (float64 for float64 x). Interleaved: Meta's complex product, one
-    pass over x; half: two, fused into one by `torch.compile`.
+    pass over x; half: two, fused into one by `torch.compile`. A compiled
+    interleaved rotation needs x at an even storage offset (a tensor cut from a
+    buffer at an odd element fails inside torch; eager copies such an x).
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _checks.work_dtype(x)

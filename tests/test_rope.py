@@ -360,6 +360,31 @@ def test_torch_non_contiguous_input(layout):
     torch.testing.assert_close(apply_rope_torch(x, positions, layout=layout), expected)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_contiguous_tensor_at_an_odd_storage_offset_rotates_interleaved(dtype):
+    """A tensor cut from a flat buffer at an odd element is contiguous, yet no
+    complex view reads it (torch wants an even offset): `.contiguous()` returned
+    it as it was and the interleaved layout raised "Tensor must have a
+    storage_offset divisible by 2"."""
+    gen = torch.Generator().manual_seed(21)
+    x = torch.randn(1 + 2 * 3 * 5 * 8, generator=gen, dtype=dtype)[1:].view(2, 3, 5, 8)
+    assert x.is_contiguous() and x.storage_offset() == 1
+    positions = np.arange(4, 9)
+    expected = apply_rope(x.numpy(), positions)  # the NumPy reference, interleaved
+    exact = {} if dtype == torch.float64 else {"rtol": 1e-6, "atol": 1e-6}
+    got = {
+        "apply_rope_torch": apply_rope_torch(x, torch.from_numpy(positions)),
+        "apply_rope_complex_torch": apply_rope_complex_torch(
+            x, torch.from_numpy(positions)
+        ),
+    }
+    for name, out in got.items():
+        np.testing.assert_allclose(out.numpy(), expected, **exact, err_msg=name)
+    module = RotaryEmbedding(8, layout="interleaved")  # float32 frequencies
+    got = module(x, x, 4)[0].numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
 def _bf16_case():
     gen = torch.Generator().manual_seed(0)
     d, T = 128, 256
