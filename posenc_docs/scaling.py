@@ -532,6 +532,8 @@ def longrope(
     max_position_embeddings=None,
     seq_len=None,
     attention_factor=None,
+    short_mscale=None,
+    long_mscale=None,
 ):
     r"""LongRoPE / Phi-3: searched per-pair rescale factors (HF `"longrope"`).
 
@@ -555,6 +557,12 @@ def longrope(
         Current length; `long_factor` is used when seq_len > $L_0$.
     attention_factor : float, optional
         Explicit value, overriding the rule below.
+    short_mscale : float, optional
+        Phi-3.5-MoE's factor on cos and sin at lengths up to $L_0$, in place of
+        the rule below (not with `attention_factor`).
+    long_mscale : float, optional
+        Its factor past $L_0$, switched with the factor lists (as Microsoft's
+        and vLLM's Phi-3.5-MoE do); absent, the rule below.
 
     Returns
     -------
@@ -567,8 +575,10 @@ def longrope(
     -----
     $\theta'_i = \theta_i / f_i$ with f = `long_factor` if seq_len > $L_0$, else
     `short_factor`. s = `factor`, or `max_position_embeddings` / $L_0$ when
-    `factor` is None. `attention_factor`: the explicit value, else
-    $\sqrt{1 + \ln s / \ln L_0}$ for s > 1, else 1. Keys cached before a
+    `factor` is None. `attention_factor`: the explicit value (or the mscale of
+    the length), else $\sqrt{1 + \ln s / \ln L_0}$ for s > 1, else 1. Hugging
+    Face's `PhimoeRotaryEmbedding` (transformers 5.24) switches the mscale at
+    $L_0$ but keeps the short factors past it. Keys cached before a
     sequence passed $L_0$ were rotated with the short factors: Hugging Face's
     Phi-3 `generate` drops its KV cache at the first step past $L_0$ and encodes
     the whole sequence again with the long ones; a port that keeps its cache
@@ -582,8 +592,18 @@ def longrope(
     long = _pair_factors(long_factor, "long_factor", d)
     is_long = seq_len is not None and checked_int("seq_len", seq_len) > L0
     scale = _longrope_scale(factor, max_position_embeddings, L0)
+    given = {"short_mscale": short_mscale, "long_mscale": long_mscale}
+    mscales = {k: checked_real(k, v, gt=0) for k, v in given.items() if v is not None}
+    if mscales and attention_factor is not None:
+        raise ValueError(
+            f"attention_factor={attention_factor!r} and {' and '.join(mscales)} are"
+            " both set: give one"
+        )
     if attention_factor is None:
-        attention_factor = math.sqrt(1 + math.log(scale) / math.log(L0))
+        attention_factor = mscales.get(
+            "long_mscale" if is_long else "short_mscale",
+            math.sqrt(1 + math.log(scale) / math.log(L0)),
+        )
     attention_factor = checked_real("attention_factor", attention_factor, gt=0)
     return rope_inv_freq(d, base) / (long if is_long else short), attention_factor
 
@@ -787,15 +807,15 @@ def from_rope_scaling(
     rope_scaling : dict or None
         A config's `rope_scaling`, or its `rope_parameters` (transformers 5).
         Keys: `rope_type` (or the legacy `type`, which `rope_type` overrides as
-        in transformers; default `"default"`, and the legacy `"mrope"` means
-        it), one of the keys of `ROPE_TYPES` (transformers' names, plus `"ntk"`
-        for static NTK-aware scaling; not the `"axial"` of transformers' vision
-        configs: for Qwen2-VL-style ones, half layout, the 2-D rotation is
-        `mrope.axial_rope_2d`), plus the keyword arguments of that method
-        (`factor`, `original_max_position_embeddings`, `beta_fast`,
-        `low_freq_factor`, `short_factor`, ...). A key set to None counts as
-        absent (but a `"yarn"` `truncate` of None means False, as transformers
-        reads it); a `"yarn"` without `factor` takes
+        in transformers; default `"default"`, and Qwen2-VL's `"mrope"`, under
+        either key, means it), one of the keys of `ROPE_TYPES` (transformers'
+        names, plus `"ntk"` for static NTK-aware scaling; not the `"axial"` of
+        transformers' vision configs: for Qwen2-VL-style ones, half layout, the
+        2-D rotation is `mrope.axial_rope_2d`), plus the keyword arguments of
+        that method (`factor`, `original_max_position_embeddings`, `beta_fast`,
+        `low_freq_factor`, `short_factor`, `short_mscale`, ...). A key set to
+        None counts as absent (but a `"yarn"` `truncate` of None means False, as
+        transformers reads it); a `"yarn"` without `factor` takes
         `max_position_embeddings / L0` (DeepSeek-V3); `rope_theta`, if present,
         must equal `base`; `partial_rotary_factor`, if present, must be in
         (0, 1] (`[0, 1]` for `"proportional"`) and sets the rotary width (see
@@ -949,7 +969,9 @@ def _rope_scaling_items(rope_scaling, base) -> tuple[str, dict]:
             f"rope_scaling holds one dict per layer type {layers}: pass one of them"
         )
     legacy = params.pop("type", "default")  # rope_type wins, as in transformers
-    kind = params.pop("rope_type", "default" if legacy == "mrope" else legacy)
+    kind = params.pop("rope_type", legacy)
+    if kind == "mrope":  # Qwen2-VL's, under either key: transformers reads default
+        kind = "default"
     for key in NOT_FREQUENCIES:
         params.pop(key, None)
     kind = checked_choice("rope_scaling's rope_type", kind, ROPE_TYPES)

@@ -448,6 +448,56 @@ def test_from_rope_scaling_takes_phi3s_top_level_pretraining_length_first(seq_le
     assert ours[1] > 1.19  # sqrt(1 + ln 32 / ln 4096): L0 was taken
 
 
+def test_from_rope_scaling_takes_phi35_moes_mscales_as_phimoe_scales_cos_and_sin():
+    """Phi-3.5-MoE's longrope dict adds short_mscale and long_mscale, which
+    transformers' PhimoeRotaryEmbedding puts on cos and sin (refused here before,
+    and without them the rule gave 1.190 where the model uses 1.243). Up to L0 its
+    cos and sin are ours; past L0 its factor is long_mscale as ours, but it keeps
+    the short factors (Microsoft's and vLLM's code switch both), so only the
+    factor is compared there."""
+    from transformers import PhimoeConfig
+    from transformers.models.phimoe.modeling_phimoe import PhimoeRotaryEmbedding
+
+    d, lists = 8, {"short_factor": [1, 1.5, 2, 3], "long_factor": [2, 4, 8, 16]}
+    parameters = {"type": "longrope", **lists, "short_mscale": 1.1,
+                  "long_mscale": 1.3, "original_max_position_embeddings": 4096,
+                  "rope_theta": 1e4}  # fmt: skip
+    config = PhimoeConfig(
+        hidden_size=4 * d, num_attention_heads=4, num_key_value_heads=4,
+        max_position_embeddings=131072, rope_scaling=dict(parameters),
+        num_hidden_layers=1, num_local_experts=2, intermediate_size=16,
+    )  # fmt: skip
+    module, x = PhimoeRotaryEmbedding(config), torch.zeros(1, 1, 1, d)
+    for seq_len, mscale in [(4096, 1.1), (5000, 1.3)]:
+        positions = torch.arange(seq_len - 3, seq_len)[None]
+        cos, sin = module(x, positions)
+        inv_freq, factor = scaling.from_rope_scaling(
+            d, 1e4, parameters, max_position_embeddings=131072, seq_len=seq_len
+        )
+        assert factor == mscale
+        assert torch.allclose(torch.hypot(cos, sin), torch.tensor(mscale))
+        if seq_len <= 4096:
+            frequencies = torch.from_numpy(inv_freq).float().tile(2)  # half layout
+            angle = positions[..., None].float() * frequencies  # float32, as HF
+            torch.testing.assert_close(cos, factor * angle.cos())
+            torch.testing.assert_close(sin, factor * angle.sin())
+
+
+def test_from_rope_scaling_reads_rope_type_mrope_as_default_as_hf_does():
+    """Qwen2-VL's configs may say "mrope" under rope_type as well as under the
+    legacy type; transformers reads both as "default" (refused here before)."""
+    from transformers import Qwen2VLConfig
+
+    for key in ("type", "rope_type"):
+        text = {"rope_scaling": {key: "mrope", "mrope_section": [2, 3, 3]},
+                "rope_theta": 1e6, "hidden_size": 32,
+                "num_attention_heads": 2}  # fmt: skip
+        config = Qwen2VLConfig(text_config=text).text_config
+        assert config.rope_parameters["rope_type"] == "default"
+        ours = scaling.from_rope_scaling(16, 1e6, text["rope_scaling"])
+        assert_matches_hf(ours, hf_frequencies(config))
+
+
 @pytest.mark.parametrize("fraction", [0, -0.5, 1.5, float("nan"), "1/4"])
 def test_from_rope_scaling_refuses_a_bad_partial_rotary_factor(fraction):
     with pytest.raises((TypeError, ValueError), match="partial_rotary_factor"):

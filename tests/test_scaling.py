@@ -405,6 +405,28 @@ def test_longrope_picks_long_factors_only_beyond_original_length():
         close(attention, 1.0871146130, rtol=1e-10)  # s = max_pos / L0 = 4
 
 
+def test_longrope_mscales_switch_with_the_factor_lists_at_l0():
+    """Phi-3.5-MoE's short_mscale and long_mscale stand for the attention factor
+    up to L0 and past it; an absent one takes sqrt(1 + ln s / ln L0), here
+    sqrt(1 + ln 4 / ln 4096) = 1.0871; with attention_factor, refused."""
+    short, long = np.full(32, 1.5), np.full(32, 3.0)
+    kwargs = {"short_factor": short, "long_factor": long}
+    kwargs |= {"max_position_embeddings": 4 * L0}
+    kwargs |= {"original_max_position_embeddings": L0}
+    theta = rope_inv_freq(64)
+    for seq_len, rescale, mscales, expected in [
+        (L0, short, {"short_mscale": 1.25, "long_mscale": 1.5}, 1.25),
+        (L0 + 1, long, {"short_mscale": 1.25, "long_mscale": 1.5}, 1.5),
+        (L0 + 1, long, {"short_mscale": 1.25}, 1.0871146130),
+        (L0, short, {"long_mscale": 1.5}, 1.0871146130),
+    ]:
+        freq, attention = scaling.longrope(64, seq_len=seq_len, **kwargs, **mscales)
+        close(freq, theta / rescale)
+        close(attention, expected, rtol=1e-10)
+    with pytest.raises(ValueError, match="attention_factor=1.0 and long_mscale"):
+        scaling.longrope(64, **kwargs, attention_factor=1.0, long_mscale=1.5)
+
+
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
 def test_scaled_frequencies_feed_apply_rope(layout):
     rng = np.random.default_rng(0)

@@ -320,11 +320,12 @@ SPECS = {
         scaling.longrope,
         {"d": 8, "base": BASE, **PAIRS, "original_max_position_embeddings": 16}
         | {"factor": None, "max_position_embeddings": 64, "seq_len": 32}
-        | {"attention_factor": None},
+        | {"attention_factor": None, "short_mscale": None, "long_mscale": None},
         {"d": "even", "base": "base", "short_factor": "pairs", "long_factor": "pairs"}
         | {"original_max_position_embeddings": "count", "factor": "factor"}
         | {"max_position_embeddings": "optional_count", "seq_len": "optional_count"}
-        | {"attention_factor": "optional_positive"},
+        | {"attention_factor": "optional_positive", "short_mscale": "optional_positive"}
+        | {"long_mscale": "optional_positive"},
         [("original_max_position_embeddings", 1, V), ("max_position_embeddings", 8, V)],
     ),
     "scaling.llama3": (
