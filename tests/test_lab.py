@@ -102,6 +102,19 @@ def test_learned_model_raises_index_error_past_its_table():
     assert row["length"] == 16 and row["error"].startswith("IndexError: ")
 
 
+@pytest.mark.parametrize("scheme", ["none", "learned", "sinusoidal", "rope", "alibi"])
+def test_the_model_runs_on_the_device_it_is_moved_to(scheme):
+    """The Lab page shows the model to copy: moved to another device (meta stands
+    in for a GPU), its RoPE frequencies, positions and ALiBi bias follow the
+    tokens (they stayed on the CPU: "positions must be on device meta"), and
+    `.half()` keeps the frequencies float32."""
+    model = TinyGPT(scheme, vocab=11, d_model=16, n_head=2, n_layer=1, max_len=8)
+    tokens = torch.zeros(1, 8, dtype=torch.long, device="meta")
+    logits = model.to("meta")(tokens)
+    assert logits.shape == (1, 8, 11) and logits.device.type == "meta"
+    assert model.half().rope_inv_freq.dtype == torch.float32
+
+
 def test_rope_scaling_with_factor_one_changes_nothing():
     torch.manual_seed(0)
     model = TinyGPT("rope", vocab=16, d_model=32, n_head=2, n_layer=1, max_len=8)

@@ -41,7 +41,7 @@ class CausalSelfAttention(nn.Module):
         heads = self.qkv(x).view(B, T, 3, self.n_head, self.d_head)
         q, k, v = heads.permute(2, 0, 3, 1, 4)  # each (B, H, T, d_head)
         if rope is not None:  # (inv_freq, attention_factor)
-            positions = torch.arange(T)
+            positions = torch.arange(T, device=x.device)
             q = apply_rope_torch(q, positions, inv_freq=rope[0]) * rope[1]
             k = apply_rope_torch(k, positions, inv_freq=rope[0]) * rope[1]
         y = attention_torch(q, k, v, bias=bias, causal=True)  # (B, H, T, d_head)
@@ -86,7 +86,9 @@ class TinyGPT(nn.Module):
     Notes
     -----
     ``rope_inv_freq`` and ``rope_attention_factor`` may be replaced after
-    training (a context-extension method from `posenc_docs.scaling`).
+    training (a context-extension method from `posenc_docs.scaling`). The
+    frequencies stay float32 and go to the tokens' device at each call, so
+    ``.to(device)`` and ``.half()`` leave them as they are.
     """
 
     def __init__(self, scheme, vocab, d_model, n_head, n_layer, max_len):
@@ -107,9 +109,12 @@ class TinyGPT(nn.Module):
     def forward(self, tokens):
         T = tokens.shape[1]
         x = self.position(self.embed(tokens))  # (B, T, C)
-        rope = (self.rope_inv_freq, self.rope_attention_factor)
+        device = tokens.device
+        rope = (self.rope_inv_freq.to(device), self.rope_attention_factor)
         rope = rope if self.scheme == "rope" else None
-        bias = alibi_bias_torch(self.n_head, T, T) if self.scheme == "alibi" else None
+        bias = None
+        if self.scheme == "alibi":
+            bias = alibi_bias_torch(self.n_head, T, T, device=device)  # (H, T, T)
         for block in self.blocks:
             x = block(x, rope, bias)
         return self.head(self.norm(x))  # (B, T, vocab) next-token logits
