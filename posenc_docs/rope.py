@@ -474,9 +474,10 @@ def apply_rope_torch(
     $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
     float64 if x, positions or inv_freq is float64, else float32; the rotation runs
     in float32 (float64 for float64 x). Interleaved: Meta's complex product, one
-    pass over x; half: two, fused into one by `torch.compile`. A compiled
-    interleaved rotation needs x at an even storage offset (a tensor cut from a
-    buffer at an odd element fails inside torch; eager copies such an x).
+    pass over x; half: two, fused into one by `torch.compile`. Compiled, the
+    interleaved layout fails inside torch on a contiguous x at an odd storage
+    offset (a tensor cut from a buffer at an odd element), which it reads as
+    complex unchecked; eager copies such an x.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _checks.work_dtype(x)
@@ -497,6 +498,8 @@ def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
     -----
     Pair i is `(x[2i], x[2i+1])` read as $x_{2i} + j\, x_{2i+1}$, times
     $e^{j m \theta_i}$ formed by `torch.polar`; complex64 (complex128 for float64).
+    Under `torch.compile`, x at an odd storage offset fails as in
+    `apply_rope_torch`.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq)
     work = _checks.work_dtype(x)
@@ -683,8 +686,10 @@ class RotaryEmbedding(torch.nn.Module):
     write under `torch.no_grad()` instead.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
-    `torch.compile` is supported (one graph across offsets); TorchScript
-    (`torch.jit.script`, deprecated in torch) is not.
+    `torch.compile` is supported (one graph across offsets; in the interleaved
+    layout not for a contiguous q or k at an odd storage offset, see
+    `apply_rope_torch`); TorchScript (`torch.jit.script`, deprecated in torch)
+    is not.
     """
 
     def __init__(

@@ -561,8 +561,9 @@ def longrope(
         Phi-3.5-MoE's factor on cos and sin at lengths up to $L_0$, in place of
         the rule below (not with `attention_factor`).
     long_mscale : float, optional
-        Its factor past $L_0$, switched with the factor lists (as Microsoft's
-        and vLLM's Phi-3.5-MoE do); absent, the rule below.
+        Phi-3.5-MoE's factor on cos and sin past $L_0$, switched with the factor
+        lists as Microsoft's and vLLM's code do (not with `attention_factor`).
+        Either mscale, if absent, takes the rule below.
 
     Returns
     -------
@@ -592,19 +593,20 @@ def longrope(
     long = _pair_factors(long_factor, "long_factor", d)
     is_long = seq_len is not None and checked_int("seq_len", seq_len) > L0
     scale = _longrope_scale(factor, max_position_embeddings, L0)
+    if attention_factor is not None:
+        attention_factor = checked_real("attention_factor", attention_factor, gt=0)
     given = {"short_mscale": short_mscale, "long_mscale": long_mscale}
     mscales = {k: checked_real(k, v, gt=0) for k, v in given.items() if v is not None}
     if mscales and attention_factor is not None:
         raise ValueError(
-            f"attention_factor={attention_factor!r} and {' and '.join(mscales)} are"
-            " both set: give one"
+            f"attention_factor={attention_factor!r} is set with"
+            f" {' and '.join(mscales)}: give one or the other"
         )
     if attention_factor is None:
         attention_factor = mscales.get(
             "long_mscale" if is_long else "short_mscale",
             math.sqrt(1 + math.log(scale) / math.log(L0)),
         )
-    attention_factor = checked_real("attention_factor", attention_factor, gt=0)
     return rope_inv_freq(d, base) / (long if is_long else short), attention_factor
 
 

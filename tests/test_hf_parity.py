@@ -492,9 +492,10 @@ def test_from_rope_scaling_reads_rope_type_mrope_as_default_as_hf_does():
         text = {"rope_scaling": {key: "mrope", "mrope_section": [2, 3, 3]},
                 "rope_theta": 1e6, "hidden_size": 32,
                 "num_attention_heads": 2}  # fmt: skip
+        parameters = dict(text["rope_scaling"])  # the config rewrites its own
         config = Qwen2VLConfig(text_config=text).text_config
         assert config.rope_parameters["rope_type"] == "default"
-        ours = scaling.from_rope_scaling(16, 1e6, text["rope_scaling"])
+        ours = scaling.from_rope_scaling(16, 1e6, parameters)
         assert_matches_hf(ours, hf_frequencies(config))
 
 

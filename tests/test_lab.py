@@ -106,13 +106,18 @@ def test_learned_model_raises_index_error_past_its_table():
 def test_the_model_runs_on_the_device_it_is_moved_to(scheme):
     """The Lab page shows the model to copy: moved to another device (meta stands
     in for a GPU), its RoPE frequencies, positions and ALiBi bias follow the
-    tokens (they stayed on the CPU: "positions must be on device meta"), and
-    `.half()` keeps the frequencies float32."""
+    tokens (they stayed on the CPU: "positions must be on device meta"); in
+    bfloat16 the ALiBi bias is too (it was float32: "bias must have q's dtype")
+    and the frequencies stay float32."""
+    torch.manual_seed(0)
     model = TinyGPT(scheme, vocab=11, d_model=16, n_head=2, n_layer=1, max_len=8)
-    tokens = torch.zeros(1, 8, dtype=torch.long, device="meta")
-    logits = model.to("meta")(tokens)
+    tokens = torch.randint(0, 11, (1, 8))
+    expected = model(tokens)
+    low = model.to(torch.bfloat16)(tokens)
+    assert low.dtype == torch.bfloat16 and model.rope_inv_freq.dtype == torch.float32
+    torch.testing.assert_close(low.float(), expected, atol=0.1, rtol=0.05)
+    logits = model.to("meta")(tokens.to("meta"))
     assert logits.shape == (1, 8, 11) and logits.device.type == "meta"
-    assert model.half().rope_inv_freq.dtype == torch.float32
 
 
 def test_rope_scaling_with_factor_one_changes_nothing():

@@ -423,8 +423,10 @@ def test_longrope_mscales_switch_with_the_factor_lists_at_l0():
         freq, attention = scaling.longrope(64, seq_len=seq_len, **kwargs, **mscales)
         close(freq, theta / rescale)
         close(attention, expected, rtol=1e-10)
-    with pytest.raises(ValueError, match="attention_factor=1.0 and long_mscale"):
+    with pytest.raises(ValueError, match="attention_factor=1.0 is set with long_"):
         scaling.longrope(64, **kwargs, attention_factor=1.0, long_mscale=1.5)
+    with pytest.raises(TypeError, match="attention_factor must be a real number"):
+        scaling.longrope(64, **kwargs, attention_factor="1", long_mscale=1.5)
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])

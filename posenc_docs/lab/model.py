@@ -86,9 +86,10 @@ class TinyGPT(nn.Module):
     Notes
     -----
     ``rope_inv_freq`` and ``rope_attention_factor`` may be replaced after
-    training (a context-extension method from `posenc_docs.scaling`). The
-    frequencies stay float32 and go to the tokens' device at each call, so
-    ``.to(device)`` and ``.half()`` leave them as they are.
+    training (a context-extension method from `posenc_docs.scaling`). They stay
+    float32 (``.half()`` leaves them, the rotation runs in float32) and go to
+    the activations' device at each call; the ALiBi bias is made there, in the
+    activations' dtype.
     """
 
     def __init__(self, scheme, vocab, d_model, n_head, n_layer, max_len):
@@ -109,12 +110,11 @@ class TinyGPT(nn.Module):
     def forward(self, tokens):
         T = tokens.shape[1]
         x = self.position(self.embed(tokens))  # (B, T, C)
-        device = tokens.device
-        rope = (self.rope_inv_freq.to(device), self.rope_attention_factor)
-        rope = rope if self.scheme == "rope" else None
-        bias = None
-        if self.scheme == "alibi":
-            bias = alibi_bias_torch(self.n_head, T, T, device=device)  # (H, T, T)
+        rope = bias = None
+        if self.scheme == "rope":
+            rope = (self.rope_inv_freq.to(x.device), self.rope_attention_factor)
+        if self.scheme == "alibi":  # (H, T, T), in the activations' dtype
+            bias = alibi_bias_torch(self.n_head, T, T, dtype=x.dtype, device=x.device)
         for block in self.blocks:
             x = block(x, rope, bias)
         return self.head(self.norm(x))  # (B, T, vocab) next-token logits
