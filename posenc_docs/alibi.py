@@ -2,8 +2,9 @@ r"""Attention with Linear Biases (ALiBi; Press, Smith & Lewis, 2022).
 
 ALiBi adds no vector to the tokens. Each head h adds a fixed penalty
 $-m_h \cdot \text{distance}$ to its attention logits, after the $1/\sqrt{d}$ scaling.
-`alibi_slopes` gives the per-head slopes m_h exactly as the paper's
-reference code computes them; `alibi_bias` (NumPy, float64) and
+`alibi_slopes` gives the per-head slopes m_h of the paper's reference code,
+in its order (as exact powers of 2, where its `get_slopes` multiplies them out
+and can be a few ulps off); `alibi_bias` (NumPy, float64) and
 `alibi_bias_torch` build the `(n_heads, q_len, k_len)` bias tensor.
 """
 

@@ -98,7 +98,8 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False, scale=N
         Also return the attention weights `(..., Tq, Tk)`.
     scale : float, optional
         The logits' factor s > 0, as `scaled_dot_product_attention`'s `scale`;
-        None means $1/\sqrt{d}$. Gemma: `query_pre_attn_scalar ** -0.5`;
+        None means $1/\sqrt{d}$. Gemma 2 and 3: `query_pre_attn_scalar ** -0.5`
+        (Gemma 1: the default; Gemma 3n and 4: 1);
         DeepSeek with YaRN: `scaling.yarn_mscale(factor, mscale_all_dim) ** 2`
         over $\sqrt{d}$; T5, whose bias goes on unscaled logits: 1.
 
@@ -110,8 +111,9 @@ def attention(q, k, v, *, bias=None, causal=False, return_weights=False, scale=N
     Notes
     -----
     $w = \mathrm{softmax}(s\, q k^\top + \mathrm{bias})$ over keys, $s = 1/\sqrt{d}$
-    by default; $\mathrm{out} = w\, v$. q is scaled before the product (as torch's
-    `scaled_dot_product_attention` does), so 16-bit logits do not overflow first.
+    by default; $\mathrm{out} = w\, v$. q is scaled by s before the product
+    (torch's math backend of `scaled_dot_product_attention` scales q and k each
+    by $\sqrt{s}$), so 16-bit logits do not overflow first.
     A query whose every key is masked ($-\infty$) gets weights 0 and output 0,
     as in torch's, not NaN.
     """

@@ -678,15 +678,17 @@ class RotaryEmbedding(torch.nn.Module):
     (learned frequencies go to `apply_rope_torch`, which differentiates through
     them). They may be replaced: assigning `inv_freq` (a tensor, as for any
     buffer: `torch.from_numpy` of a scaling method's array) or
-    `attention_factor`, or writing into `inv_freq` in place (as Hugging Face's
-    dynamic RoPE update does), rebuilds the cache at the next call; a
+    `attention_factor` (as Hugging Face's dynamic-NTK update reassigns its
+    buffer), or writing into `inv_freq` in place (as its LongRoPE update does),
+    rebuilds the cache at the next call; a
     `torch.compile` graph reads no cache but computes cos/sin from `inv_freq`
     each call, so it sees them too. An in-place write is seen by the tensor's
     version counter, which a write through `inv_freq.data` does not advance:
     write under `torch.no_grad()` instead.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
-    `torch.compile` is supported (one graph across offsets; in the interleaved
+    `torch.compile` is supported (one graph for the first offset, then one for
+    all others, or one from the start with `dynamic=True`; in the interleaved
     layout not for a contiguous q or k at an odd storage offset, see
     `apply_rope_torch`); TorchScript (`torch.jit.script`, deprecated in torch)
     is not.
@@ -754,7 +756,7 @@ class RotaryEmbedding(torch.nn.Module):
 
     def _refresh(self) -> None:
         """Take up a new `inv_freq` or `attention_factor` set on the module (as
-        Hugging Face's dynamic RoPE update does), checked as in `__init__`."""
+        Hugging Face's dynamic RoPE updates do), checked as in `__init__`."""
         self.attention_factor = _checks.checked_real(
             "attention_factor", self.attention_factor, gt=0
         )

@@ -817,9 +817,10 @@ def from_rope_scaling(
         that method (`factor`, `original_max_position_embeddings`, `beta_fast`,
         `low_freq_factor`, `short_factor`, `short_mscale`, ...). A key set to
         None counts as absent (but a `"yarn"` `truncate` of None means False, as
-        transformers reads it); a `"yarn"` without `factor` takes
-        `max_position_embeddings / L0` (DeepSeek-V3); `rope_theta`, if present,
-        must equal `base`; `partial_rotary_factor`, if present, must be in
+        transformers reads it); a `"yarn"` whose `factor` is None or absent
+        takes `max_position_embeddings / L0` (transformers' rule for None; it
+        requires the key); `rope_theta`, if present, must equal `base`;
+        `partial_rotary_factor`, if present, must be in
         (0, 1] (`[0, 1]` for `"proportional"`) and sets the rotary width (see
         `d`); `max_position_embeddings` (Ministral 3 copies it there) stands in
         for the argument of that name, and must equal it if both are given;
@@ -921,8 +922,9 @@ def _called(method, width: int, d, base: float, kwargs: dict):
 
 
 def _yarn_factor(params: dict, max_position_embeddings: int) -> float:
-    """DeepSeek-V3's YaRN without `factor`, as in transformers: the model's length
-    over the pre-training length L0 (put into `params` by _set_pretraining_length)."""
+    """A YaRN `factor` of None (or absent), as transformers takes a None: the
+    model's length over the pre-training length L0 (put into `params` by
+    _set_pretraining_length)."""
     L0 = checked_int(
         "original_max_position_embeddings", params["original_max_position_embeddings"]
     )

@@ -119,7 +119,7 @@ def qwen_logn_scale(positions, *, seq_length=8192):
     p = checked_array("positions", positions, min_ndim=0, floating=False)
     L = checked_int("seq_length", seq_length, minimum=2)
     n = p.astype(np.float64) + 1.0  # keys a query at p attends to
-    return np.where(n > L, np.log(np.maximum(n, 1.0)) / np.log(L), 1.0)
+    return np.where(n > L, np.log(np.maximum(n, 1.0)) / np.log(L), 1.0)[()]
 
 
 # --8<-- [end:qwen_logn_scale-body]

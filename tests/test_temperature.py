@@ -124,6 +124,18 @@ def test_yarn_logit_scale_takes_mscale_0_as_yarn_mscale_does():
             scale(positions, original_max_position_embeddings=4096, mscale=-1.0)
 
 
+def test_a_scalar_position_gives_a_numpy_float64_from_all_three():
+    """As their Returns say: a 0-d array from qwen_logn_scale was not (np.where
+    keeps 0-d); log_2048(5001) = 1.11709."""
+    for rule, value in [
+        (qwen_logn_scale(5000, seq_length=2048), math.log(5001) / math.log(2048)),
+        (llama4_attention_scale(5000, floor_scale=2048), None),
+        (yarn_logit_scale(5000, original_max_position_embeddings=2048), None),
+    ]:
+        assert type(rule) is np.float64
+        assert value is None or rule == pytest.approx(value, rel=1e-15)
+
+
 @FAST
 @given(positions)
 def test_all_three_are_one_inside_training_and_grow_after(p):
