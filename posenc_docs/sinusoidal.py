@@ -216,8 +216,10 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
     and an integer `offset >= 0`; the output has the dtype of `x` (float64 `x`
     gets rows computed in float64, equal to `table`). Nothing is
     learned, and every position is defined: a decoding step at position 200,000
-    computes one row, not a 200,000-row table. The table is not in `state_dict`;
-    it is computed again on every move (`.to`, `.half()`, `to_empty`).
+    computes one row, not a 200,000-row table; inside a `torch.compile` graph
+    (`fullgraph=True` too) such rows are computed in torch ops, equal to
+    `encode` to a few ulps. The table is not in `state_dict`; it is computed
+    again on every move (`.to`, `.half()`, `to_empty`).
     """
 
     def __init__(self, d: int, base: float = 10000.0, max_len: int = 2048):
@@ -245,10 +247,20 @@ class SinusoidalPositionalEncoding(torch.nn.Module):
         wide = dtype == torch.float64
         if offset + T <= self.pe.shape[0] and not wide:
             return self.pe[offset : offset + T]  # (T, d)
+        dtype, device = dtype if wide else self.pe.dtype, self.pe.device
+        if torch.compiler.is_compiling():  # a graph cannot call NumPy: in torch
+            return self._rows_traced(offset, T).to(device, dtype)
         rows = encode(np.arange(offset, offset + T), self.d, self.base)  # (T, d)
-        return torch.from_numpy(rows).to(
-            self.pe.device, dtype if wide else self.pe.dtype
-        )
+        return torch.from_numpy(rows).to(device, dtype)
+
+    def _rows_traced(self, offset, T: int) -> torch.Tensor:
+        """`encode`'s rows `offset .. offset + T - 1` in float64 torch ops, for a
+        `torch.compile` graph (equal to `encode` to a few ulps)."""
+        pairs = torch.arange(0, self.d, 2, dtype=torch.float64, device=self.pe.device)
+        omega = self.base ** (-pairs / self.d)  # (d/2,)
+        positions = torch.arange(T, dtype=torch.float64, device=self.pe.device)
+        angle = (positions + offset)[:, None] * omega  # (T, d/2)
+        return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2)  # (T, d)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """Add the table's rows `offset .. offset + T - 1` to x.

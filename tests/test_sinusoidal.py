@@ -188,3 +188,20 @@ def test_a_table_built_on_meta_is_real_after_to_empty():
     module.half().to_empty(device="cpu")
     assert module.pe.dtype == torch.float16
     torch.testing.assert_close(module.pe, expected.half(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_torch_compile_fullgraph_runs_past_max_len(dtype):
+    """A compiled decoding loop past the table: its rows came from NumPy, which a
+    graph cannot call ("Unsupported ndarray attribute access" under fullgraph);
+    they are computed in torch ops there, equal to `encode` to a few ulps."""
+    if not hasattr(torch, "compile"):
+        pytest.skip("torch.compile is unavailable in this torch build")
+    module = sn.SinusoidalPositionalEncoding(8, max_len=4)
+    compiled = torch.compile(module, fullgraph=True, backend="eager")
+    x = torch.zeros(1, 3, 8, dtype=dtype)
+    for offset in (0, 1, 3, 10, 4000):
+        expected = sn.encode(np.arange(offset, offset + 3), 8)  # (3, 8) float64
+        got = compiled(x, offset)[0].double().numpy()
+        tol = 1e-6 if dtype == torch.float32 else 1e-13
+        np.testing.assert_allclose(got, expected, rtol=0, atol=tol)
