@@ -428,6 +428,7 @@ def test_a_scroll_swipe_on_a_heatmap_moves_neither_a_nor_b(
 EXTENSION_SETTINGS = [  # head dim, base, training length, factor (grid: Node)
     (96, 1000000, 32768, 3),
     (8, 10000, 16, 1),
+    (16, 10000, 65536, 2),  # YaRN's upper bound 9 is past the last pair, 7
 ]
 
 
@@ -474,6 +475,10 @@ def check_extension(page, d, base, L0, s):
     low, high = scaling.yarn_ramp_bounds(d, base, original_max_position_embeddings=L0)
     assert_shown(page.locator('[data-readout="yarnLow"]'), low, 0)
     assert_shown(page.locator('[data-readout="yarnHigh"]'), high, 0)
+    past = page.locator('[data-note="yarn-past"]').inner_text()  # only when it is
+    past = past.replace("\N{NO-BREAK SPACE}", " ")
+    last = d // 2 - 1
+    assert past == (f" (past the last pair, d/2 − 1 = {last})" if high > last else "")
     assert_shown(page.locator('[data-readout="yarnAttention"]'), methods["yarn"][1], 4)
     ntk_base = scaling.ntk_base(d, base, s)
     assert_shown(page.locator('[data-readout="ntkBase"]'), ntk_base, 2)

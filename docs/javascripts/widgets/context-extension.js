@@ -69,10 +69,13 @@ export function mount(root) {
       const { low, high } = methods.yarn.bounds;
       show(w.yarnLow, low, String(low));
       show(w.yarnHigh, high, String(high));
+      // Hugging Face clamps the bounds to d - 1, not d/2 - 1: say so when it shows
+      w.yarnPast.textContent = high > d / 2 - 1 ? ` (past the last pair, d/2\u00a0\u2212\u00a01\u00a0=\u00a0${d / 2 - 1})` : "";
       show(w.yarnAttention, methods.yarn.attentionFactor, fixed(methods.yarn.attentionFactor, 4));
       w.yarnError.textContent = "";
     } else {
       for (const node of [w.yarnLow, w.yarnHigh, w.yarnAttention]) show(node, "", "\u2014");
+      w.yarnPast.textContent = "";
       w.yarnError.textContent = "YaRN has no ramp for these settings: its bounds cross (posenc_docs.scaling.yarn raises ValueError), so it is left out.";
     }
     const tokens = (v) => fixed(v, Number.isInteger(v) ? 0 : 1); // 2,048, not 2,048.0
@@ -123,6 +126,7 @@ function build(root) {
     rows: h("tbody"),
     yarnError: h("p", { class: "pw-note", "aria-live": "polite" }),
     ntkError: h("p", { class: "pw-note", "aria-live": "polite" }),
+    yarnPast: h("span", { "data-note": "yarn-past" }),
   };
   for (const key of ["beyond", "ntkBase", "yarnLow", "yarnHigh", "yarnAttention", "bandFast", "bandSlow"]) w[key] = out(key);
   const headers = ["pair i", "\u03bb\u1d62", "turns in L\u2080", ...METHODS.map((m) => m.name)];
@@ -136,7 +140,7 @@ function build(root) {
     h("p", { class: "pw-title", text: "Slow-down \u03b8\u1d62 / \u03b8\u2032\u1d62 each method applies, against the pair\u2019s original wavelength (1 = unchanged; left of the dashed line the pair turned during training)" }),
     w.scales, w.legend, w.ntkError, w.yarnError,
     row("NTK-aware base b\u00b7s", h("sup", { text: "d/(d\u22122)" }), "\u00a0=", w.ntkBase),
-    row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, " (pairs run from 0 to d/2 \u2212 1: a bound past that lies beyond the last pair); attention factor 0.1\u00b7ln\u00a0s\u00a0+\u00a01\u00a0=", w.yarnAttention),
+    row("YaRN ramp between pair indices", w.yarnLow, " and", w.yarnHigh, w.yarnPast, "; attention factor 0.1\u00b7ln\u00a0s\u00a0+\u00a01\u00a0=", w.yarnAttention),
     row("Llama 3.1 keeps pairs with \u03bb below L\u2080/4\u00a0=", w.bandFast, " and divides by s those above L\u2080\u00a0=", w.bandSlow),
     h("details", { class: "pw-details" }, h("summary", { text: "Every pair as a table" }),
       h("div", { class: "pw-scroll", tabindex: "0", role: "region", "aria-label": "Per-pair values" },
