@@ -18,8 +18,8 @@ for offset in (10, 100, 1000):
 for top in (2048, 8192):
     offsets = np.arange(1, top + 1)
     ratios = bound_ratio(offsets, d, base)  # one per offset
-    below = np.count_nonzero(ratios < claimed)
-    print(
-        f"offsets 1..{top}: smallest ratio {ratios.min():,.0f} "
-        f"(at {offsets[ratios.argmin()]}), {below} offsets below {claimed:.1f}"
-    )
+    below = offsets[ratios < claimed]
+    least = ratios.argmin()
+    print(f"offsets 1..{top}: least ratio {ratios[least]:,.0f} (at {offsets[least]})")
+    first = f", first at offset {below[0]:,}" if below.size else ""
+    print(f"  {below.size} below {claimed:.1f}{first}")
