@@ -46,4 +46,4 @@ def test_example_prints_exact_exact_and_wrong(capsys):
     runpy.run_path(str(script), run_name="__main__")
     out = capsys.readouterr().out
     assert out.count("exact") == 2 and out.count("WRONG") == 1
-    assert "576 (MLA)" in out and "40,960" in out
+    assert "MLA: 576\n" in out and "keys and values: 40,960\n" in out
