@@ -879,7 +879,8 @@ def test_a_widget_far_down_mounts_near_the_screen_and_links_land_on_it(
         "w => w.getBoundingClientRect().top > 2 * innerHeight"
     )
     assert page.locator(".posenc-widget__caption").count() == 1
-    assert page.evaluate(LINK_TARGETS) == [True, True]
+    targets = page.evaluate(LINK_TARGETS)  # every "Figure N" link on the page
+    assert len(targets) >= 2 and all(targets), targets
     anchor = widget.locator(":scope > span[id]").first.get_attribute("id")
     page.locator(f'article a[href$="#{anchor}"]').first.click()
     page.wait_for_selector(".posenc-widget[data-mounted=ready] .pw")
