@@ -73,9 +73,10 @@ def _seed_curve(ax, name, experiment, results, dodge=None):
     shift = 1.0 if dodge is None else 2.0**dodge
     x = shift * np.array(ran, dtype=float)
     _curve(ax, name, x, scale * seeds.mean(1), label, band, bars=dodge is not None)
-    if failed:  # a cross where the next value would be, named in the legend
-        where = (shift * c["eval_multiples"][len(ran)], scale * seeds.mean(1)[-1])
-        ax.plot(*where, marker="x", color=_colour(name), ms=7, mew=2)
+    if failed:  # a cross on the length axis at the first length with no value
+        ax.plot(shift * c["eval_multiples"][len(ran)], 0, marker="x", ms=7, mew=2,
+                color=_colour(name), transform=ax.get_xaxis_transform(),
+                clip_on=False)  # fmt: skip
 
 
 def _floor(ax, results, colours):
@@ -245,7 +246,8 @@ FIGURES = [
             "band from the lowest to the highest seed: sinusoidal jumps at twice L, "
             "RoPE climbs a step later, ALiBi stays flat just above the dotted "
             "best-possible line, the model without positions starts high, and the "
-            "learned table ends at L with an IndexError."
+            "learned table ends at L, a cross on the length axis at 2L marking its "
+            "IndexError."
         ),
     ),
     FigureSpec(
