@@ -313,14 +313,24 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
     x = _checks.checked_tensor("x", x, min_ndim=2)
     positions = _checks.checked_tensor("positions", positions, floating=False)
     _checks.checked_same_device("positions", positions, x.device)
-    work = _checks.work_dtype(x)  # the rotation's dtype
-    if inv_freq is None:  # in the rotation's dtype, float64 for float64 positions
+    if inv_freq is None:
         _checks.checked_even("d = x.shape[-1]", x.shape[-1])
-        theta = torch.from_numpy(_default_inv_freq(x.shape[-1], base))
-        inv_freq = theta.to(x.device, _checks.work_dtype(x, positions))
-    _check_shapes(x, positions, _checks.checked_tensor("inv_freq", inv_freq))
-    wide = torch.promote_types(inv_freq.dtype, work)  # float64 for float64 x
-    return x, positions, inv_freq.to(wide)
+        inv_freq = _default_inv_freq(x.shape[-1], base)
+    else:
+        _checks.checked_tensor("inv_freq", inv_freq)
+    inv_freq = _angle_frequencies(inv_freq, x, positions)
+    _check_shapes(x, positions, inv_freq)
+    return x, positions, inv_freq
+
+
+def _angle_frequencies(inv_freq, x, positions) -> torch.Tensor:
+    """Frequencies to form angles with, on x's device: a NumPy array (defaults) in
+    the rotation's dtype, float64 for float64 positions too; a tensor widened to
+    float64 for float64 x."""
+    if isinstance(inv_freq, np.ndarray):
+        work = _checks.work_dtype(x, positions)
+        return torch.from_numpy(inv_freq).to(x.device, work)
+    return inv_freq.to(torch.promote_types(inv_freq.dtype, _checks.work_dtype(x)))
 
 
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
@@ -328,12 +338,11 @@ def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
     pairs = x.unflatten(-1, (-1, 2))  # (..., T, d/2, 2), a view
     if torch.compiler.is_compiling():  # tracing cannot try the view below
         pairs = pairs.contiguous()  # a no-op if it is contiguous already
-    elif pairs.storage_offset() % 2:  # contiguous or not, no complex view of it
-        pairs = pairs.clone(memory_format=torch.contiguous_format)
     try:
         as_complex = torch.view_as_complex(pairs)
-    except RuntimeError:  # strides that cannot be read as complex
-        as_complex = torch.view_as_complex(pairs.contiguous())
+    except RuntimeError:  # strides or an odd storage offset no complex view reads:
+        fresh = pairs.clone(memory_format=torch.contiguous_format)  # a copy at 0
+        as_complex = torch.view_as_complex(fresh)
     return torch.view_as_real(as_complex * cis).flatten(-2)  # (..., T, d)
 
 

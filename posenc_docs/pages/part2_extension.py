@@ -343,11 +343,11 @@ def over_stretched(model: ModelConfig, factor: float, seq_len=None) -> OverStret
     first = int(np.argmax(past))
     if not past.any() or not past[first:].all():
         raise ValueError(f"pairs past {factor} are not the slowest: {past}")
-    lengths = scaling.wavelengths(rope.inv_freq(d, base))[past]
-    original = model.rope_scaling["original_max_position_embeddings"]
-    return OverStretched(
-        int(past.sum()), first, float(lengths.min()), int((lengths < original).sum())
-    )
+    L0 = model.rope_scaling["original_max_position_embeddings"]
+    census = turn_census(d, base, L0)  # which pairs turned within L0
+    shortest = scaling.wavelengths(rope.inv_freq(d, base))[first]  # they grow with i
+    turned = max(census.full_turn - first, 0)  # pairs first .. full_turn - 1
+    return OverStretched(int(past.sum()), first, float(shortest), turned)
 
 
 def llama3_wavelength_bounds(model: ModelConfig) -> tuple[float, float]:
