@@ -96,6 +96,26 @@ def bench_rope(
     return median_ms(fns, repeats)
 
 
+def bench_half_floor(shape=(4, 16, 2048, 128), repeats: int = 7) -> dict[str, float]:
+    """Milliseconds of the two element-wise passes any eager half-layout rotation
+    makes at least, beside a clone: no stock op forms ``a cos - b sin`` in one pass
+    (two products), and a complex view cannot pair features i and i + d/2.
+
+    ``fresh``: ``x * table`` into a new tensor, the first pass (like a clone, it
+    pays for the new memory). ``in place``: ``out.addcmul_(x, table)`` over
+    memory already touched, a contiguous second pass at its cheapest.
+    """
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))  # (B, H, T, d)
+    table = torch.rand(shape[-2:], generator=torch.Generator().manual_seed(1))
+    out = torch.empty_like(x)
+    fns = {
+        "x.clone()": partial(torch.clone, x),
+        "fresh": partial(torch.mul, x, table),
+        "in place": partial(out.addcmul_, x, table),
+    }
+    return median_ms(fns, repeats)
+
+
 def naive_alibi_bias(n_heads: int, q_len: int, k_len: int) -> torch.Tensor:
     """Loop-free causal ALiBi: ``slopes * -(i - j)``, then ``-inf`` where j > i."""
     slopes = torch.as_tensor(alibi_slopes(n_heads), dtype=torch.float32)
@@ -130,6 +150,10 @@ def main() -> None:
             same = ms / rope[f"x.clone() {mode}"]
             row = f"{ms:8.1f} {ms / clone:10.2f} {same:11.2f} {ms / hf:5.2f}"
             print(f"  {mode} {label:30s} {row}")
+    floor = bench_half_floor()
+    fresh, in_place, copy = floor["fresh"], floor["in place"], floor["x.clone()"]
+    print("Eager half layout's floor: a fresh pass (x * table) and one in place")
+    print(f"  {fresh:.1f} + {in_place:.1f} ms = {(fresh + in_place) / copy:.2f}x clone")
     alibi = bench_alibi()
     print("ALiBi bias (16, 4096, 4096) float32, causal")
     for name, ms in alibi.items():

@@ -17,6 +17,12 @@ def test_bench_functions_run_on_tiny_sizes():
     assert all(ms >= 0 for ms in [*rope.values(), *alibi.values()])
 
 
+def test_half_floor_times_its_two_passes_and_a_clone():
+    floor = bench.bench_half_floor(shape=(1, 2, 8, 16), repeats=2)
+    assert set(floor) == {"x.clone()", "fresh", "in place"}
+    assert all(ms >= 0 for ms in floor.values())
+
+
 def test_hf_rotation_is_ours_in_the_half_layout():
     x = torch.randn(2, 3, 9, 16, generator=torch.Generator().manual_seed(0))
     cos, sin = bench.hf_cos_sin(9, 16)
