@@ -342,3 +342,22 @@ def test_two_positions_alt_text_follows_where_the_rows_differ():
     assert "nearly agree in the first four" in spec.alt
     assert gap[:4].max() < 0.25 and gap[4:30].max() > 1.9
     assert np.count_nonzero(gap[4:30] > 0.5) >= 12 and gap[40:].max() < 0.2
+
+
+def test_offset_curves_alt_text_follows_the_curve():
+    """Figure 3's alt: 32 at k = 0, about 21 by k = 10, then a downward drift with
+    ripples to about 11 near k = 100 (it said "wobbling between about 11 and 20",
+    a flat band). The sum of cos(k w_i) over pairs, by a scalar loop."""
+    spec = next(s for s in part1_figures.FIGURES if s.slug == "part1-offset-curves")
+    d = spec.params["d"]
+
+    def similarity(k):
+        return sum(math.cos(k / 10000 ** (2 * i / d)) for i in range(d // 2))
+
+    curve = [similarity(k) for k in range(spec.params["max_offset"] + 1)]
+    assert "32 at k = 0, about 21 by k = 10" in spec.alt
+    assert "to about 11 near k = 100" in spec.alt
+    assert round(curve[0]) == 32 and round(curve[10]) == 21
+    assert round(min(curve)) == 11 and abs(curve.index(min(curve)) - 100) <= 5
+    assert max(curve[20:]) < 20.5 and max(curve[60:]) < 19  # drifts down
+    assert min(curve[:50]) > 14  # not yet near 11

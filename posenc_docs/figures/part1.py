@@ -283,8 +283,8 @@ FIGURES = [
         alt=(
             "PE(A) dot PE(A + k) against the offset k for A = 0, 20, 70 and 5,000: "
             "a wide grey curve with three thin dashed coloured curves running "
-            "exactly inside it, starting at 32 for k = 0, dropping fast, then "
-            "wobbling between about 11 and 20."
+            "exactly inside it: 32 at k = 0, about 21 by k = 10, then drifting "
+            "down with ripples to about 11 near k = 100."
         ),
     ),
     FigureSpec(
