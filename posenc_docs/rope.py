@@ -617,11 +617,14 @@ def permute_qk_weight(w, n_heads: int, perm):
 @torch.inference_mode(False)  # built or updated in an inference pass, it trains
 def _module_frequencies(inv_freq, d: int, base: float):
     """RotaryEmbedding's checked float32 frequencies: (their values on the CPU,
-    to rebuild from, or None for a meta tensor; the tensor on its device). Neither
-    is an inference tensor, which could not be written to or versioned later."""
+    to rebuild from, or None for a meta tensor; the tensor on its device), both
+    the module's own copies: an in-place write to its buffer reaches no caller's
+    array and no other module. Neither is an inference tensor (made outside
+    inference mode), which could not be written to or versioned later."""
     values, theta = None, _default_inv_freq(d, base) if inv_freq is None else inv_freq
     if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
-        values = torch.from_numpy(_checks.checked_array("inv_freq", theta)).float()
+        checked = _checks.checked_array("inv_freq", theta)
+        values = torch.from_numpy(checked).float().clone()  # CPU; a copy, as is theta
         theta = values.to(torch.get_default_device())  # as nn.Linear's weight
     theta = _checks.checked_tensor("inv_freq", theta, last_dim=d // 2)
     if theta.ndim != 1:
@@ -631,9 +634,8 @@ def _module_frequencies(inv_freq, d: int, base: float):
             "inv_freq requires grad, but RotaryEmbedding caches cos/sin and would "
             "not train it: for learned frequencies use apply_rope_torch"
         )
-    theta = theta.detach().to(torch.float32)
-    if theta.is_inference():  # made under torch.inference_mode
-        theta = theta.clone()
+    theta = theta.detach().to(torch.float32).clone()  # a normal tensor, even of
+    # an inference one, unless the module is made under inference mode
     if values is None and not theta.is_meta:
         values = theta.cpu().clone()
     return values, theta
@@ -657,7 +659,8 @@ class RotaryEmbedding(torch.nn.Module):
         LLaMA checkpoints); or `"interleaved"`, pair i is `(x[2i], x[2i+1])`
         (Meta checkpoints).
     inv_freq : array or tensor of shape (d/2,), optional
-        Frequencies from a scaling method, instead of $b^{-2i/d}$.
+        Frequencies from a scaling method, instead of $b^{-2i/d}$. Copied:
+        modules built from one array each own their frequencies.
     attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so
         $q \cdot k$ (the logits) scale by its square (YaRN's mscale).

@@ -1220,3 +1220,30 @@ def test_a_rope_alibi_attention_block_exports_with_dynamic_batch_length_and_offs
         x = torch.randn(B, T, 16)
         got = exported.module()(x, offset)
         torch.testing.assert_close(got, block(x, offset), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["numpy", "tensor"])
+def test_a_module_owns_its_frequencies(kind):
+    """Two modules built from one float32 inv_freq (the NumPy array was kept as
+    the buffer, uncopied): an in-place update of one module's frequencies changed
+    the caller's array and the other module's buffer, while its cache stayed as it
+    was, so its output changed later, on a .to() or under compile."""
+    theta = scaling.linear(8, factor=4.0)[0].astype(np.float32)
+    given = theta if kind == "numpy" else torch.from_numpy(theta.copy())
+    before = theta.copy()
+    first, second = (RotaryEmbedding(8, inv_freq=given) for _ in range(2))
+    q = torch.randn(1, 1, 3, 8, generator=torch.Generator().manual_seed(0))
+    positions = torch.arange(10, 13)
+    expected = apply_rope_torch(
+        q, positions, inv_freq=torch.tensor(before), layout="half"
+    )
+    with torch.no_grad():
+        first.inv_freq.mul_(0.5)
+    caller = given if kind == "numpy" else given.numpy()
+    np.testing.assert_array_equal(caller, before)
+    np.testing.assert_array_equal(second.inv_freq.numpy(), before)
+    second.to(torch.float64)  # rebuilt from its own frequencies
+    torch.testing.assert_close(second(q, q, 10)[0], expected)
+    halved = torch.tensor(before / 2)
+    halved = apply_rope_torch(q, positions, inv_freq=halved, layout="half")
+    torch.testing.assert_close(first(q, q, 10)[0], halved)
