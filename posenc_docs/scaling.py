@@ -331,7 +331,8 @@ def yarn_ramp_bounds(
         Rotations within $L_0$ above which a pair is kept.
     beta_slow : float, default 1.0
         Rotations within $L_0$ below which a pair is interpolated;
-        beta_fast > beta_slow > 0.
+        beta_fast >= beta_slow > 0 (equal, as in Kimi K2: a ramp at most one
+        pair wide, as in Hugging Face).
     truncate : bool, default True
         Round the bounds outwards to integers (as HF does by default).
 
@@ -356,9 +357,9 @@ def yarn_ramp_bounds(
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     beta_slow = checked_real("beta_slow", beta_slow, gt=0)
     beta_fast = checked_real("beta_fast", beta_fast, gt=0)
-    if not beta_fast > beta_slow:
+    if not beta_fast >= beta_slow:  # equal is a step, as in Kimi K2's config
         raise ValueError(
-            f"beta_fast must be > beta_slow, got beta_fast={beta_fast!r}, "
+            f"beta_fast must be >= beta_slow, got beta_fast={beta_fast!r}, "
             f"beta_slow={beta_slow!r}"
         )
     L0 = original_max_position_embeddings
@@ -451,7 +452,8 @@ def yarn(
         Rotations within $L_0$ above which a pair is kept.
     beta_slow : float, default 1.0
         Rotations within $L_0$ below which a pair is interpolated;
-        beta_fast > beta_slow > 0.
+        beta_fast >= beta_slow > 0 (equal, as in Kimi K2: a ramp at most one
+        pair wide, as in Hugging Face).
     mscale : float, optional
         DeepSeek-style magnitude $\mu \ge 0$; used only when `mscale_all_dim` is
         set too (both non-zero).

@@ -385,6 +385,22 @@ def test_from_rope_scaling_reads_a_yarn_truncate_of_none_as_hf_does():
     np.testing.assert_array_equal(ours[0], untruncated[0])
 
 
+@pytest.mark.parametrize("truncate", [True, False])
+def test_yarn_with_equal_betas_matches_hf(truncate):
+    """Kimi K2's config (DeepSeek-V3's architecture) has beta_fast = beta_slow = 1,
+    which HF takes (its ramp is one pair wide, or a step at 0.001 untruncated) and
+    posenc_docs refused ("beta_fast must be > beta_slow")."""
+    yarn = {"factor": 32.0, "original_max_position_embeddings": 4096}
+    betas = {"beta_fast": 1.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0}
+    config = hf_config(64, 5e4, "yarn", 131072, **yarn, **betas, truncate=truncate)
+    ours = scaling.from_rope_scaling(
+        64, 5e4, {"type": "yarn", **yarn, **betas, "truncate": truncate}
+    )
+    assert_matches_hf(ours, hf_frequencies(config))
+    kept = ours[0] == rope.inv_freq(64, 5e4)
+    assert 0 < kept.sum() < 32  # fast pairs kept, slow ones interpolated
+
+
 def test_from_rope_scaling_refuses_one_dict_per_layer_type():
     from transformers import Gemma3TextConfig
 
