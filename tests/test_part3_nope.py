@@ -69,8 +69,8 @@ def test_examples_print_what_the_page_says(capsys):
     out = run("part3_nope/causal_position.py", capsys)
     assert "1 / output - 1       : [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]" in out
     out = run("part3_nope/irope_layers.py", capsys)
-    assert "NoPE layers (12 of 48): [3, 7, 11" in out
-    assert "position     8,190: NoPE queries scaled by 1.0000" in out
+    assert "NoPE layers (12 of 48):\n  [3, 7, 11" in out
+    assert "queries scaled by, at query position:\n      8,190: 1.0000" in out
     out = run("pitfalls/no_rope_layers.py", capsys)
     assert "as HF reads it  : 12" in out and "as the name says: 36" in out
 

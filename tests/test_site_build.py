@@ -220,3 +220,33 @@ def test_every_table_is_plain_and_in_materials_wrapper(site_dir, html_pages):
     assert len(tables) > 10
     assert not [t for t in tables if t.has_attr("class")]
     assert not [t for t in tables if t.parent.get("class") != ["md-typeset__table"]]
+
+
+# Characters of printed output in columns that a 390 px phone shows whole, clear
+# of the edge and its scroll shadow: 8.18 px a character, 45 visible in a
+# listing's block (it spans the screen) and 43 in a notebook's output (inside its
+# cell), measured in Chromium, less two.
+PHONE_COLUMNS = {"highlight": 43, "jp-RenderedText": 41}
+# The source article's section-8 listing, run as published (notebook 08): its
+# printout is the article's, kept as it is.
+ARTICLE_OUTPUT = "Sinusoidal PE output:"
+
+
+def test_output_in_columns_fits_a_phone(site_dir, html_pages):
+    """Output in columns does not wrap (hooks/listings.py): it scrolls, and a number
+    past the phone's edge is one the reader cannot see while the prose cites it
+    (a learner found them in most Part I outputs: 2.2e- cut from its exponent,
+    the 133 and 95 pairs, the article check's verdicts)."""
+    checked, wide = 0, []
+    for page in html_pages:
+        for block in page_soup(site_dir / page).select(".posenc-aligned"):
+            text = block.find("pre").get_text()
+            if ARTICLE_OUTPUT in text:
+                continue
+            limit = next(n for key, n in PHONE_COLUMNS.items() if key in block["class"])
+            checked += 1
+            wide += [
+                (str(page), line) for line in text.splitlines() if len(line) > limit
+            ]
+    assert checked >= 20
+    assert wide == []

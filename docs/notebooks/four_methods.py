@@ -36,7 +36,7 @@ from posenc_docs import alibi, attention, learned, rope, sinusoidal
 from posenc_docs.pages import pitfalls
 
 torch.manual_seed(0)
-np.set_printoptions(precision=4, suppress=True, linewidth=64)
+np.set_printoptions(precision=4, suppress=True, linewidth=40)
 
 B, T, d_model = 2, 8, 64  # batch, length, model width
 H, d_head = 4, 16  # heads and head width (RoPE, ALiBi)
@@ -111,7 +111,7 @@ rotary = rope.RotaryEmbedding(d_head, layout="half")
 q_rot, k_rot = rotary(q, k)
 print("rotated q, k:", tuple(q_rot.shape), tuple(k_rot.shape))
 stretch = (q_rot.norm(dim=-1) - q.norm(dim=-1)).abs().max()
-print(f"largest change of a vector's length: {stretch:.1e}")
+print(f"vector lengths change by at most {stretch:.1e}")
 
 q_vec = np.random.default_rng(1).standard_normal(d_head)
 k_vec = np.random.default_rng(2).standard_normal(d_head)
@@ -151,10 +151,11 @@ print(f"last token alone, offset {T - 1}: max diff {diff:.1e}")
 # that many (16 heads), as many as are missing:
 # $2^{-0.5}, 2^{-1.5}, 2^{-2.5}, 2^{-3.5}$. They sit at the end of the list;
 # in value, $2^{-0.5}$ is the largest slope of all and the other three fall
-# between the first eight.
+# between the first eight. This batch has 4 heads, whose slopes are
+# $2^{-2}, 2^{-4}, 2^{-6}, 2^{-8}$: head 1's penalty grows by 1/4 a token.
 
 # %%
-for n_heads in (8, 12):
+for n_heads in (8, 12, H):
     x_h = -np.log2(alibi.alibi_slopes(n_heads))
     print(f"{n_heads} heads, slopes 2^-x with x =\n", np.round(x_h, 1))
 
@@ -270,4 +271,4 @@ for sign, label in [(1, "added"), (-1, "subtracted")]:
         return_weights=True,
     )
     far, itself = w[0, 0, -1, 0], w[0, 0, -1, -1]
-    print(f"{label:>10}: farthest {far:.4f}, itself {itself:.4f}")
+    print(f"{label:>10}: farthest {far:.4f} itself {itself:.4f}")

@@ -10,5 +10,6 @@ def trainable(module):
 
 sinusoidal = SinusoidalPositionalEncoding(d=768, max_len=1024)
 learned = LearnedPositionalEmbedding(max_len=1024, d=768)  # GPT-2 small's shape
-print(f"sinusoidal, 1,024 x 768: {trainable(sinusoidal):>9,} trainable numbers")
-print(f"learned,    1,024 x 768: {trainable(learned):>9,} trainable numbers")
+print("trainable numbers in a 1,024 x 768 table:")
+print(f"  sinusoidal {trainable(sinusoidal):>9,}")
+print(f"  learned    {trainable(learned):>9,}")

@@ -10,11 +10,9 @@ from posenc_docs.sinusoidal import encode
 d = 8
 dims = np.arange(d)
 pair = dims // 2  # dimensions 2i and 2i+1 belong to pair i
-print("dimension j       ", dims)
-print("pair i = j // 2   ", pair)
-print("right: 2i/d       ", 2 * pair / d)
-print("wrong: 2j/d       ", 2 * dims / d)
-
+print(" j  i = j//2  right: 2i/d  wrong: 2j/d")
+for j in dims:
+    print(f"{j:2d}{pair[j]:10d}{2 * pair[j] / d:13.2f}{2 * j / d:13.2f}")
 print("\nPE(a) . PE(a + 1) for a = 7 and a = 30:")
 wrong = partial(sinusoid_table, variant="doubled")  # exponent 2j/d, j the dimension
 for name, pe in [("right", encode), ("wrong", wrong)]:

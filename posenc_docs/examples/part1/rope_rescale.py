@@ -10,13 +10,15 @@ theta = inv_freq(d, base)  # (64,) the frequencies the model was trained with
 yarn, _ = scaling.yarn(d, base, factor=s, original_max_position_embeddings=trained)
 methods = {
     "no change": theta,
-    "position interpolation": scaling.linear(d, base, factor=s)[0],
-    "NTK-aware base change": scaling.ntk(d, base, factor=s)[0],
+    "interpolation (PI)": scaling.linear(d, base, factor=s)[0],
+    "NTK-aware base": scaling.ntk(d, base, factor=s)[0],
     "YaRN": yarn,
 }
-print(f"{'':<24} radians per token  pairs past their  worst")
-print(f"{'':<24} (fastest pair)     trained angles    overshoot")
+print("for each method: radians per token of the")
+print("fastest pair, pairs past their trained")
+print("angles, and the worst overshoot")
+print(f"{'':<18}{'rad/token':>10}{'past':>6}{'worst':>8}")
 for name, freqs in methods.items():
     over = angle_overshoot(freqs, theta, trained, target)  # (64,)
     past = pairs_overshooting(freqs, theta, trained, target)
-    print(f"{name:<24} {freqs[0]:<18.4f} {past:<17} {over.max():.2f}x")
+    print(f"{name:<18}{freqs[0]:>10.4f}{past:>6}{over.max():>7.2f}x")

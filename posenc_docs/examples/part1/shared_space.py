@@ -17,5 +17,6 @@ for d, std, setting in [
     print(setting)
     print(f"  ||PE|| = {np.linalg.norm(pe, axis=1).mean():.2f} = sqrt(d/2)")
     print(f"  ||e||  = {np.linalg.norm(e, axis=1).mean():.2f} on average")
-    print(f"  position's share of ||e + PE||^2, mean:      {share.mean():.3f}")
-    print(f"  its share of E||e + PE||^2, 1/(1 + 2 std^2): {position_share(std):.3f}")
+    print("  position's share of ||e + PE||^2")
+    print(f"    mean over positions:  {share.mean():.3f}")
+    print(f"    of the means, 1/(1 + 2 std^2): {position_share(std):.3f}")

@@ -16,12 +16,12 @@ perm = [3, 2, 0, 1]  # "here is the king"
 
 signals = {
     "no position signal": {},
-    "PE added to x (before W_q, W_k, W_v)": {"added": table(T, d)},
+    "PE added to x": {"added": table(T, d)},
     "q and k rotated (RoPE)": {"rotate": lambda t: apply_rope(t, np.arange(T))},
-    "bias on the scores (ALiBi, m = 1/2)": {
+    "ALiBi bias on the scores": {
         "bias": alibi_bias(8, T, T, causal=False)[0]  # head 1 of 8: slope 1/2
     },
 }
 print("max |f(shuffled x) - shuffled f(x)|")
 for where, signal in signals.items():
-    print(f"  {where:<38} {permutation_gap(x, perm, head, **signal):.1e}")
+    print(f"  {where:<27}{permutation_gap(x, perm, head, **signal):.1e}")

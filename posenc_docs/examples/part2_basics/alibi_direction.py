@@ -28,7 +28,8 @@ def outputs(words, bias):
 
 
 forward, backward = ["dog", "bites", "man"], ["man", "bites", "dog"]
-print("largest change in a word's output, reversed:")
+print("largest change of a word's output,")
+print("reversed:")
 for name in ("symmetric", "causal"):
     bias = alibi_bias(8, 3, 3, causal=name == "causal")[0]  # (3, 3)
     gap = np.abs(outputs(backward, bias)[::-1] - outputs(forward, bias)).max()

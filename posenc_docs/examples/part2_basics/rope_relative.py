@@ -15,9 +15,10 @@ def rotated_score(m, n):
     return q_m @ k_n
 
 
-print(f"no rotation:              q . k = {q @ k:+.10f}")
+print(f"no rotation: q . k = {q @ k:+.10f}")
+print("     m       n  q_m . k_n")
 for m, n in [(5, 2), (105, 102), (10_005, 10_002), (5, 3)]:
-    print(f"m = {m:>6}, n = {n:>6}: q_m . k_n = {rotated_score(m, n):+.10f}")
+    print(f"{m:>6,}{n:>8,}  {rotated_score(m, n):+.10f}")
 
 # Why: R_m^T R_n is the single rotation R_(n-m).
 R = rotation_matrix  # (d, d), interleaved layout
@@ -27,4 +28,4 @@ print(f"max |R_5^T R_2 - R_-3| = {gap:.1e}")
 # Meta's complex form rotates exactly the same way.
 x, positions = rng.normal(size=(6, d)), np.arange(6)  # (T, d), (T,)
 same = np.abs(apply_rope_complex(x, positions) - apply_rope(x, positions)).max()
-print(f"complex form vs real form: max difference {same:.1e}")
+print(f"complex form vs real form: max diff {same:.1e}")

@@ -11,13 +11,11 @@ for label, bidirectional in (("encoder", True), ("decoder", False)):
     edges = part3_relative.bucket_edges(bidirectional=bidirectional, **config)
     exact = part3_relative.exact_buckets(bidirectional=bidirectional, **config)
     last, first_of_last, _ = edges[-1]
-    print(f"{label}: {len(edges)} buckets for the past, {exact} of them exact;")
-    print(f"  bucket {last} holds every distance from {first_of_last} on")
+    print(f"{label}: {len(edges)} buckets for the past, {exact} exact;")
+    print(f"bucket {last} holds every distance from {first_of_last} on")
 
 print(f"learned numbers, both stacks: {part2_extension.position_parameters(t5):,}")
+print("bias tensor in float32, numbers and GiB:")
 for seq_len in (512, 4096, 15_512):
     entries = part3_relative.bias_entries(t5, seq_len)
-    print(
-        f"bias tensor at {seq_len:>6,} tokens: {entries:>14,} numbers "
-        f"({4 * entries / 2**30:.2f} GiB in float32)"
-    )
+    print(f"{seq_len:>7,} tokens: {entries:>14,} {4 * entries / 2**30:6.2f}")

@@ -3,7 +3,7 @@ import numpy as np
 from posenc_docs.alibi import alibi_slopes
 from posenc_docs.pages.pitfalls import alibi_slope_gap, prose_alibi_slopes
 
-np.set_printoptions(precision=2, linewidth=70)
+np.set_printoptions(precision=2, linewidth=42)  # a phone's width
 print("slope of head k = 2^-x; x for each head:")
 for n in (8, 6, 12):
     gap = alibi_slope_gap(n)

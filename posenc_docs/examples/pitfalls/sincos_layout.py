@@ -1,11 +1,10 @@
-import numpy as np
-
 from posenc_docs.pages.pitfalls import concatenated_encoding, layout_equivalence
 from posenc_docs.sinusoidal import encode
 
-np.set_printoptions(precision=3, suppress=True)
-print("interleaved  PE(1):", encode(1, 8))
-print("concatenated PE(1):", concatenated_encoding(1, 8))
+print("PE(1), d = 8:")
+print(" j  interleaved  concatenated")
+for j, (a, b) in enumerate(zip(encode(1, 8), concatenated_encoding(1, 8), strict=True)):
+    print(f"{j:2d}{a:13.3f}{b:14.3f}")
 
 gap = layout_equivalence(d=64)
 print(f"\nvectors, after the permutation:  {gap['vectors']:.1e}")
