@@ -341,3 +341,36 @@ def test_404_search_opens_the_sites_search_with_the_query(guarded, site_url):
     tab.page.wait_for_load_state("load")
     assert tab.page.url.rstrip("/") == site_url
     assert tab.blocked == [] and tab.errors == []
+
+
+STICKY_LABELS = """() => {
+  const table = document.querySelector('.posenc-table table');
+  const box = table.closest('.md-typeset__scrollwrap') || table;  // what scrolls
+  const label = () => table.rows[1].cells[0].getBoundingClientRect().left;
+  const other = () => table.rows[1].cells[1].getBoundingClientRect().left;
+  const before = [label(), other()];
+  box.scrollLeft = 200;
+  return {scrolled: box.scrollLeft, before, after: [label(), other()],
+          left: box.getBoundingClientRect().left};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("javascript", [True, False])
+def test_a_wide_tables_row_labels_stay_in_view_as_it_scrolls_on_a_phone(
+    guarded, site_url, javascript
+):
+    """A learner scrolling the comparison table sideways lost the Scheme column, and
+    with it which row was which; the first column now stays at the left edge of
+    whatever scrolls (Material's wrapper with JavaScript, the table without)."""
+    tab = guarded(width=PHONE["width"], javascript=javascript)
+    tab.page.set_viewport_size(PHONE)
+    tab.page.goto(f"{site_url}/part2/06-comparison/", wait_until="load")
+    if javascript:
+        tab.page.wait_for_selector(".posenc-table .md-typeset__scrollwrap")
+    seen = tab.page.evaluate(STICKY_LABELS)
+    assert seen["scrolled"] >= 100, seen  # wider than the phone
+    (label, other), (label_after, other_after) = seen["before"], seen["after"]
+    assert abs(other - seen["scrolled"] - other_after) <= 1, seen  # these moved
+    assert label - seen["scrolled"] < seen["left"] - 99  # unstuck: out of view
+    assert abs(label_after - seen["left"]) <= 1, seen  # stuck at the edge
