@@ -615,12 +615,14 @@ def permute_qk_weight(w, n_heads: int, perm):
 
 
 @torch.inference_mode(False)  # built or updated in an inference pass, it trains
-def _module_frequencies(inv_freq, d: int, base: float):
+def _module_frequencies(inv_freq, d: int, base: float, *, copy: bool = True):
     """RotaryEmbedding's checked float32 frequencies: (their values on the CPU,
-    to rebuild from, or None for a meta tensor; the tensor on its device), both
-    the module's own copies: an in-place write to its buffer reaches no caller's
-    array and no other module. Neither is an inference tensor (made outside
-    inference mode), which could not be written to or versioned later."""
+    to rebuild from, or None for a meta tensor; the tensor on its device). With
+    `copy` (building the module) the tensor is the module's own, so an in-place
+    write to its buffer reaches no caller's array and no other module; without
+    (taking up an assigned buffer) it is the float32 tensor assigned, so writes
+    through it keep reaching the module. Neither is an inference tensor (made
+    outside inference mode), which could not be written to or versioned later."""
     values, theta = None, _default_inv_freq(d, base) if inv_freq is None else inv_freq
     if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
         checked = _checks.checked_array("inv_freq", theta)
@@ -634,8 +636,9 @@ def _module_frequencies(inv_freq, d: int, base: float):
             "inv_freq requires grad, but RotaryEmbedding caches cos/sin and would "
             "not train it: for learned frequencies use apply_rope_torch"
         )
-    theta = theta.detach().to(torch.float32).clone()  # a normal tensor, even of
-    # an inference one, unless the module is made under inference mode
+    theta = theta.detach().to(torch.float32)
+    if copy or theta.is_inference():  # a normal tensor, even of an inference one,
+        theta = theta.clone()  # unless the module is made under inference mode
     if values is None and not theta.is_meta:
         values = theta.cpu().clone()
     return values, theta
@@ -773,7 +776,9 @@ class RotaryEmbedding(torch.nn.Module):
             "attention_factor", self.attention_factor, gt=0
         )
         # base is not read: inv_freq is given
-        self._frequencies, theta = _module_frequencies(self.inv_freq, self.d, None)
+        self._frequencies, theta = _module_frequencies(
+            self.inv_freq, self.d, None, copy=False
+        )
         self.inv_freq = theta
         self._build_cache(self.cos_cached.shape[0])
 

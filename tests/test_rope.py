@@ -1247,3 +1247,21 @@ def test_a_module_owns_its_frequencies(kind):
     halved = torch.tensor(before / 2)
     halved = apply_rope_torch(q, positions, inv_freq=halved, layout="half")
     torch.testing.assert_close(first(q, q, 10)[0], halved)
+
+
+def test_writes_through_an_assigned_inv_freq_keep_reaching_the_module():
+    """Assigning a tensor to inv_freq, as for any buffer, then writing into it: the
+    module took up the first write and then swapped in a private copy, so the
+    second write, after a call, was lost (a reviewer's finding)."""
+    q = torch.randn(1, 1, 3, 8, generator=torch.Generator().manual_seed(0))
+    module = RotaryEmbedding(8)
+    shared = module.inv_freq.clone()
+    module.inv_freq = shared
+    for _ in range(2):  # a write, a call; again
+        with torch.no_grad():
+            shared.mul_(0.5)
+        expected = apply_rope_torch(
+            q, torch.arange(3), inv_freq=shared.clone(), layout="half"
+        )
+        torch.testing.assert_close(module(q, q)[0], expected)
+    assert module.inv_freq.data_ptr() == shared.data_ptr()  # one storage
