@@ -210,7 +210,7 @@ PRINTS = {
         rf"original order: ([+-]\d\.\d{{6}})\n.*order: \1\ncausal=False: .*{TINY}"
     ),
     "part2_basics/rope_relative.py": (
-        r"\n +5 +2  (\S+)\n +105 +102  \1\n10,005 +10,002  \1\n +5 +3  (?!\1)"
+        r"\n +5 +2  (\S+)\n +105 +102  \1\n +10005 +10002  \1\n +5 +3  (?!\1)"
     ),
     "part2_basics/sinusoidal_shift.py": (
         r"0\.\.999: \d\.\de-1[0-6][\s\S]*worst error 0\.84"

@@ -361,3 +361,21 @@ def test_offset_curves_alt_text_follows_the_curve():
     assert round(min(curve)) == 11 and abs(curve.index(min(curve)) - 100) <= 5
     assert max(curve[20:]) < 20.5 and max(curve[60:]) < 19  # drifts down
     assert min(curve[:50]) > 14  # not yet near 11
+
+
+def test_add_position_prints_embedding_plus_position_entry_by_entry(capsys):
+    """The injection page reads its table: one embedding column, each input column
+    the embedding plus PE(1) or PE(3), and the two inputs far apart in the first
+    two rows (the fastest pair) but not in the last two."""
+    import runpy
+
+    runpy.run_path(str(EXAMPLES / "add_position.py"), run_name="__main__")
+    rows = capsys.readouterr().out.splitlines()[3:]
+    table = np.array([[float(v) for v in row.split()[1:]] for row in rows])  # (8, 5)
+    embedding, pe1, input1, pe3, input3 = table.T
+    np.testing.assert_allclose(pe1, sinusoidal.encode(1, 8), atol=5e-4)
+    np.testing.assert_allclose(pe3, sinusoidal.encode(3, 8), atol=5e-4)
+    np.testing.assert_allclose(input1, embedding + pe1, atol=1.5e-3)
+    np.testing.assert_allclose(input3, embedding + pe3, atol=1.5e-3)
+    gap = np.abs(input3 - input1)
+    assert gap[:2].min() > 0.5 and gap[-2:].max() < 0.01

@@ -157,7 +157,8 @@ print(f"last token alone, offset {T - 1}: max diff {diff:.1e}")
 # %%
 for n_heads in (8, 12, H):
     x_h = -np.log2(alibi.alibi_slopes(n_heads))
-    print(f"{n_heads} heads, slopes 2^-x with x =\n", np.round(x_h, 1))
+    print(f"{n_heads} heads, slopes 2^-x with x =")
+    print(" " + np.array2string(np.round(x_h, 1), prefix=" "))
 
 bias = alibi.alibi_bias_torch(H, T, T)  # (H, T, T), causal
 print("bias:", tuple(bias.shape))

@@ -9,7 +9,7 @@ for i, divisor in enumerate(divisors):
     print(f"{i:4d}{divisor:9,.0f}{wavelengths(d)[i]:12.4f}")
 
 print("rows 0-2 of the matrix, one column each:")
-print(" j    pos 0   pos 1   pos 2")
+print(" j" + "".join(f"{f'pos {p}':>8}" for p in range(3)))
 for j, entries in enumerate(table(3, d).T):  # (d, 3): entry j of rows 0, 1, 2
     print(f"{j:2d}" + "".join(f"{v:8.4f}" for v in entries))
 

@@ -18,5 +18,5 @@ for d, std, setting in [
     print(f"  ||PE|| = {np.linalg.norm(pe, axis=1).mean():.2f} = sqrt(d/2)")
     print(f"  ||e||  = {np.linalg.norm(e, axis=1).mean():.2f} on average")
     print("  position's share of ||e + PE||^2")
-    print(f"    mean over positions:  {share.mean():.3f}")
+    print(f"    mean over positions:{'':11}{share.mean():.3f}")
     print(f"    of the means, 1/(1 + 2 std^2): {position_share(std):.3f}")

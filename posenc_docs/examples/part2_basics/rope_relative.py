@@ -18,7 +18,7 @@ def rotated_score(m, n):
 print(f"no rotation: q . k = {q @ k:+.10f}")
 print("     m       n  q_m . k_n")
 for m, n in [(5, 2), (105, 102), (10_005, 10_002), (5, 3)]:
-    print(f"{m:>6,}{n:>8,}  {rotated_score(m, n):+.10f}")
+    print(f"{m:>6}{n:>8}  {rotated_score(m, n):+.10f}")
 
 # Why: R_m^T R_n is the single rotation R_(n-m).
 R = rotation_matrix  # (d, d), interleaved layout

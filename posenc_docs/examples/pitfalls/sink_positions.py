@@ -3,9 +3,9 @@
 from posenc_docs.pages.pitfalls import sink_cache_offsets
 
 # Llama 2 7B's RoPE (d 128, base 10,000, trained on 4,096 tokens); 4 sinks + 4,092
-print("offset from the current token to sink 0,")
-print("and rotary pairs it turns to an unseen")
-print("angle")
+print("offset from the current token to sink 0")
+print("and the rotary pairs it turns to an")
+print("unseen angle")
 print(f"{'':>7}  {'absolute':>14}  {'in the cache':>14}")
 print(f"{'step':>7}  {'offset':>7} {'pairs':>6}  {'offset':>7} {'pairs':>6}")
 for step in (4_000, 8_000, 20_000, 100_000):
