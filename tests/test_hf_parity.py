@@ -117,6 +117,7 @@ YARN_OPTIONS = (
     {"mscale": 0.707, "mscale_all_dim": 0.707},  # DeepSeek-V3: attention factor 1
     {"mscale": 2.0, "mscale_all_dim": 1.0},
     {"mscale": 2.0},  # needs both: the default g(s) is used
+    {"mscale": 0.0, "mscale_all_dim": 1.0},  # 0 is unset, as HF's truthiness reads
     {"attention_factor": 0.8},
     {"truncate": False},
     {"beta_fast": 16.0, "beta_slow": 2.0},

@@ -199,3 +199,15 @@ def test_deferred_initialisation_keeps_init_std_and_seeded_draws_are_unchanged()
     torch.nn.init.normal_(before.weight, std=0.02)
     torch.testing.assert_close(built, before.weight, rtol=0, atol=0)
     assert list(LearnedPositionalEmbedding(4, 2).state_dict()) == ["table.weight"]
+
+
+def test_init_std_sets_the_tables_spread_at_build_and_on_reset():
+    """Only the default 0.02 was checked, so a table drawn at 0.02 whatever was
+    asked passed (a mutation audit)."""
+    torch.manual_seed(0)
+    module = LearnedPositionalEmbedding(1024, 64, init_std=0.5)
+    assert module.table.weight.std().item() == pytest.approx(0.5, rel=0.02)
+    with torch.device("meta"):
+        deferred = LearnedPositionalEmbedding(1024, 64, init_std=0.5)
+    deferred.to_empty(device="cpu").reset_parameters()
+    assert deferred.table.weight.std().item() == pytest.approx(0.5, rel=0.02)

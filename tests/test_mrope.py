@@ -16,6 +16,7 @@ from posenc_docs.mrope import (
     mrope_pair_axes,
     text_image_positions,
 )
+from tests._scalar import frequencies, rotated_row
 
 FAST = settings(max_examples=30, deadline=None)
 sections = st.lists(st.integers(0, 5), min_size=3, max_size=3).filter(
@@ -498,3 +499,21 @@ def test_torch_twin_compiles_whole(interleaved, section):
         torch.arange(15).view(3, 1, 5),
     )
     torch.testing.assert_close(compiled(x, positions), rotate(x, positions))
+
+
+@pytest.mark.parametrize("twin", [False, True])
+def test_axial_rotates_with_its_base(twin):
+    """Rows turn pairs 0 .. d/4 - 1 and columns the rest, each by base^(-4i/d), at
+    base 100, by a scalar loop: both sides of the twin test could ignore base."""
+    d, base = 8, 100.0
+    x = np.random.default_rng(8).standard_normal((6, d))  # (T, d): a 2 x 3 grid
+    hw = grid_positions(2, 3)  # (2, T)
+    if twin:
+        got = axial_rope_2d_torch(torch.from_numpy(x), torch.from_numpy(hw), base=base)
+        got = got.numpy()
+    else:
+        got = axial_rope_2d(x, hw, base=base)
+    freqs = frequencies(d // 2, base)  # per axis, d/4 pairs
+    for t, (row, col) in enumerate(hw.T):
+        angles = [row * f for f in freqs] + [col * f for f in freqs]
+        np.testing.assert_allclose(got[t], rotated_row(x[t], angles), rtol=1e-12)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from posenc_docs import rope, scaling
 from posenc_docs.partial_rotary import apply_partial_rope, apply_partial_rope_torch
+from tests._scalar import frequencies, rotated_row
 
 FAST = settings(max_examples=30, deadline=None)
 HF_ATOL = 5e-5  # HF's float32 angles and cos/sin at positions < 100
@@ -333,3 +334,18 @@ def test_a_positions_error_shows_the_shape_of_x_not_of_its_prefix(backend, rotar
         x, positions = torch.from_numpy(x), torch.from_numpy(positions)
     with pytest.raises(ValueError, match=r"fewer than x of shape \(2, 3, 4, 8\)"):
         run(x, positions, rotary_dim=rotary_dim)
+
+
+def test_torch_twin_rotates_with_its_base():
+    """The twin was compared with NumPy at the default base only (a mutation audit):
+    at base 500, against a scalar loop over the first rotary_dim features."""
+    x = torch.randn(
+        2, 5, 10, dtype=torch.float64, generator=torch.Generator().manual_seed(6)
+    )
+    got = apply_partial_rope_torch(x, torch.arange(7, 12), rotary_dim=4, base=500.0)
+    freqs = frequencies(4, 500.0)
+    for b in range(2):
+        for t in range(5):
+            row = x[b, t].tolist()
+            expected = rotated_row(row[:4], [(7 + t) * f for f in freqs]) + row[4:]
+            np.testing.assert_allclose(got[b, t].numpy(), expected, rtol=1e-12)

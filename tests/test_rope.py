@@ -35,6 +35,7 @@ from posenc_docs.rope import (
     relative_upper_bound,
     rotation_matrix,
 )
+from tests import _scalar
 
 FAST = settings(max_examples=30, deadline=None)
 FORMS = ("interleaved", "half", "complex")
@@ -1265,3 +1266,21 @@ def test_writes_through_an_assigned_inv_freq_keep_reaching_the_module():
         )
         torch.testing.assert_close(module(q, q)[0], expected)
     assert module.inv_freq.data_ptr() == shared.data_ptr()  # one storage
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_module_rotates_with_the_base_it_is_given(layout):
+    """Llama 3's base is 500,000: no module test used a base but the default, so a
+    module that ignored base passed (a mutation audit). Against a scalar loop."""
+    d, base, offset = 8, 5e5, 3
+    q = torch.randn(
+        1, 2, 4, d, dtype=torch.float64, generator=torch.Generator().manual_seed(4)
+    )
+    got = RotaryEmbedding(d, base=base, layout=layout)(q, q, offset)[0]
+    freqs = _scalar.frequencies(d, base)
+    expected = [
+        [_scalar.rotated_row(row, [(offset + t) * f for f in freqs], layout)
+         for t, row in enumerate(head.tolist())]
+        for head in q[0]
+    ]  # fmt: skip
+    np.testing.assert_allclose(got[0].numpy(), expected, rtol=1e-6, atol=1e-6)

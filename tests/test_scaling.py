@@ -763,3 +763,19 @@ def test_proportionals_still_pairs_have_infinite_wavelengths_and_no_ratio():
     ratio = scaling.scale_per_pair(scaled, theta)
     np.testing.assert_allclose(ratio[:4], 4.0)
     assert np.all(np.isnan(ratio[4:]))
+
+
+def test_a_yarn_config_without_factor_takes_the_exact_length_ratio():
+    """transformers 5 reads a missing factor as max_position_embeddings / L0; only
+    whole ratios were tested, so a floor division passed (a mutation audit)."""
+    config = {
+        "rope_type": "yarn",
+        "factor": None,
+        "original_max_position_embeddings": 4096,
+    }
+    ours = scaling.from_rope_scaling(64, 1e4, config, max_position_embeddings=10000)
+    expected = scaling.yarn(
+        64, 1e4, factor=10000 / 4096, original_max_position_embeddings=4096
+    )
+    np.testing.assert_array_equal(ours[0], expected[0])
+    assert ours[1] == expected[1] == pytest.approx(0.1 * math.log(10000 / 4096) + 1)

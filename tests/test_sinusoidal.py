@@ -205,3 +205,17 @@ def test_torch_compile_fullgraph_runs_past_max_len(dtype):
         got = compiled(x, offset)[0].double().numpy()
         tol = 1e-6 if dtype == torch.float32 else 1e-13
         np.testing.assert_allclose(got, expected, rtol=0, atol=tol)
+
+
+def test_module_adds_the_table_of_its_base():
+    """The module was compared with NumPy at the default base only (a mutation
+    audit): at base 100, PE[p, 2i] = sin(p / 100^(2i/d)), PE[p, 2i+1] = cos, past
+    the cached rows too."""
+    d, base = 6, 100.0
+    module = sn.SinusoidalPositionalEncoding(d, base=base, max_len=4)
+    got = module(torch.zeros(1, 3, d, dtype=torch.float64), offset=2)[0]
+    for t, row in enumerate(got.tolist()):
+        for i in range(d // 2):
+            angle = (2 + t) / base ** (2 * i / d)
+            assert row[2 * i] == pytest.approx(math.sin(angle), abs=1e-7)
+            assert row[2 * i + 1] == pytest.approx(math.cos(angle), abs=1e-7)

@@ -238,3 +238,47 @@ def test_nope_layers_reads_flags_from_a_list_an_array_or_a_tensor():
     assert nope_layers(6, no_rope_layers=np.array(flags)) == want
     assert nope_layers(6, no_rope_layers=torch.tensor(flags)) == want
     assert nope_layers(6, no_rope_layers=np.array([], dtype=int)) == nope_layers(6)
+
+
+@FAST
+@given(
+    positions,
+    st.integers(1, 20_000),
+    st.floats(0, 2),
+    st.integers(2, 50_000),
+    st.floats(0, 4),
+)
+def test_every_rule_follows_its_arguments_as_a_scalar_loop_does(
+    p, floor_scale, attn_scale, length, mscale
+):
+    """Each rule and its torch twin at non-default arguments, against the formulas
+    written out position by position: the twins were compared with NumPy only at
+    the defaults, so a twin that ignored F, a, L or mscale passed (a mutation
+    audit). Qwen's n is the query's 1-based position, as in its model code."""
+    t = torch.tensor(p, dtype=torch.float64)
+    llama4 = [1 + attn_scale * math.log(1 + (q + 1) // floor_scale) for q in p]
+    qwen = [math.log(q + 1) / math.log(length) if q + 1 > length else 1.0 for q in p]
+    yarn = [(0.1 * mscale * math.log(max(1.0, (q + 1) / length)) + 1) ** 2 for q in p]
+    rules = {
+        "llama4": (llama4, llama4_attention_scale, llama4_attention_scale_torch,
+                   {"floor_scale": floor_scale, "attn_scale": attn_scale}),
+        "qwen": (qwen, qwen_logn_scale, qwen_logn_scale_torch,
+                 {"seq_length": length}),
+        "yarn": (yarn, yarn_logit_scale, yarn_logit_scale_torch,
+                 {"original_max_position_embeddings": length, "mscale": mscale}),
+    }  # fmt: skip
+    for name, (expected, rule, twin, kwargs) in rules.items():
+        np.testing.assert_allclose(
+            rule(p, **kwargs), expected, rtol=1e-12, err_msg=name
+        )
+        got = twin(t, **kwargs).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=name)
+
+
+def test_gradcheck_at_non_default_arguments():
+    p = torch.tensor([900.5, 3000.25, 70000.75], dtype=torch.float64)
+    p.requires_grad_()
+    yarn = {"original_max_position_embeddings": 700, "mscale": 2.0}
+    for fn, kwargs in [(qwen_logn_scale_torch, {"seq_length": 512}),
+                       (yarn_logit_scale_torch, yarn)]:  # fmt: skip
+        assert torch.autograd.gradcheck(lambda q, fn=fn, kw=kwargs: fn(q, **kw), (p,))
