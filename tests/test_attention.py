@@ -415,3 +415,17 @@ def test_16_bit_logits_are_scaled_before_they_overflow():
     out = attention_torch(q, q.clone(), v.half(), causal=True)
     wide = attention_torch(q.float(), q.float(), v, causal=True)
     torch.testing.assert_close(out.float(), wide, rtol=1e-2, atol=1e-2)
+
+
+def test_gradcheck_attention_torch_through_a_learned_bias_a_scale_and_a_masked_row():
+    """The bias as a trained parameter (T5's is), an explicit scale, and a query row
+    whose every key is masked (its output and gradients are 0), in float64."""
+    q, k, v = _f64(2, 3, 4, seed=3), _f64(2, 5, 4, seed=4), _f64(2, 5, 2, seed=5)
+    bias = _f64(2, 3, 5, seed=6)
+    masked = torch.zeros(2, 3, 5, dtype=torch.float64)
+    masked[:, 0, :] = float("-inf")  # query 0 sees no key
+
+    def run(q, k, v, bias):
+        return attention_torch(q, k, v, bias=bias + masked, scale=0.3)
+
+    assert torch.autograd.gradcheck(run, (q, k, v, bias), fast_mode=True)

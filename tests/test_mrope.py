@@ -272,11 +272,22 @@ def test_axial_torch_twin_equals_numpy():
 def test_gradcheck():
     x = torch.randn(2, 5, 12, dtype=torch.float64, requires_grad=True)
     thw = torch.randint(0, 40, (3, 5))
+    for interleaved in (False, True):  # Qwen2-VL's sections, Qwen3-VL's stripes
+        assert torch.autograd.gradcheck(
+            lambda x, i=interleaved: apply_mrope_torch(
+                x, thw, mrope_section=[2, 2, 2], interleaved=i
+            ),
+            (x,),
+        )
+    per_row = torch.randint(0, 40, (3, 2, 5))  # (3, B, T): each row its positions
     assert torch.autograd.gradcheck(
-        lambda x: apply_mrope_torch(x, thw, mrope_section=[2, 2, 2]), (x,)
+        lambda x: apply_mrope_torch(x, per_row, mrope_section=[2, 2, 2]), (x,)
     )
     hw = torch.as_tensor(grid_positions(1, 5))
-    assert torch.autograd.gradcheck(lambda x: axial_rope_2d_torch(x, hw), (x,))
+    for base in (10000.0, 100.0):
+        assert torch.autograd.gradcheck(
+            lambda x, b=base: axial_rope_2d_torch(x, hw, base=b), (x,)
+        )
 
 
 @pytest.mark.parametrize(

@@ -170,9 +170,13 @@ def test_bias_equals_hugging_face_compute_bias():
 
 def test_bias_torch_gradcheck():
     table = torch.randn(8, 3, dtype=torch.float64, requires_grad=True)
-    assert torch.autograd.gradcheck(
-        lambda t: t5_bias_torch(t, 6, 9, max_distance=10), (table,)
-    )
+    for bidirectional in (True, False):  # encoder and decoder buckets
+        assert torch.autograd.gradcheck(
+            lambda t, b=bidirectional: t5_bias_torch(
+                t, 6, 9, bidirectional=b, max_distance=10
+            ),
+            (table,),
+        )
 
 
 @pytest.mark.parametrize(
