@@ -59,15 +59,12 @@ def test_equal_positions_on_all_axes_is_1d_rope(section, T, seed):
 def scalar_mrope(vec, thw, section, base):
     """One vector, one token: a loop over pairs, written from the HF description."""
     d = len(vec)
-    out = list(vec)
     bounds = np.cumsum([0, *section])
+    angles = []
     for i in range(d // 2):
         k = int(np.searchsorted(bounds, i, side="right")) - 1  # section of pair i
-        angle = thw[k % 3] * base ** (-2 * i / d)
-        a, b = vec[i], vec[i + d // 2]
-        out[i] = a * np.cos(angle) - b * np.sin(angle)
-        out[i + d // 2] = b * np.cos(angle) + a * np.sin(angle)
-    return np.array(out)
+        angles.append(thw[k % 3] * base ** (-2 * i / d))
+    return np.array(rotated_row(vec, angles))  # pair i = (vec[i], vec[i + d/2])
 
 
 @FAST
