@@ -4,6 +4,6 @@ import { minify } from "terser";
 
 for (const path of process.argv.slice(2)) {
   const source = await readFile(path, "utf8");
-  const result = await minify(source, { module: true, compress: true, mangle: true });
+  const result = await minify(source, { module: true, compress: { passes: 2 }, mangle: true });
   await writeFile(path, result.code);
 }

@@ -347,6 +347,31 @@ def test_positions_by_dragging_and_by_keyboard(guarded, site_url):
     assert tab.errors == []
 
 
+def test_a_position_steps_by_one_with_its_buttons_and_stops_at_the_ends(
+    guarded, site_url
+):
+    """At 1,024 positions a phone's slider moves 3-4 a pixel: each position has
+    buttons one down and one up, which move its slider, the state and the
+    dot product, and stay within 0 .. n - 1."""
+    tab = open_widget(guarded, site_url, EXPLORER, width=390)
+    page = tab.page
+    set_explorer(page, 64, 10000, 1024, 0, 1022)
+    slider_a = page.get_by_label("Position A", exact=True)
+    slider_b = page.get_by_label("Position B", exact=True)
+    page.get_by_role("button", name="A \N{MINUS SIGN} 1").click()  # at 0: stays
+    for _ in range(3):
+        page.get_by_role("button", name="A + 1").click()
+    for _ in range(2):  # from 1022 to 1023, the last, and no further
+        page.get_by_role("button", name="B + 1").click()
+    page.get_by_role("button", name="B \N{MINUS SIGN} 1").click()
+    assert (slider_a.input_value(), slider_b.input_value()) == ("3", "1022")
+    state = json.loads(page.locator(".posenc-widget").get_attribute("data-state"))
+    assert (state["a"], state["b"]) == (3, 1022)
+    expected = sinusoidal.encode(3, 64) @ sinusoidal.encode(1022, 64)
+    assert_shown(page.get_by_label("dot product"), expected, 4)
+    assert tab.errors == []
+
+
 def touch(page, x, y, dy=0.0, moves=0):
     """A finger down at (x, y), ``moves`` steps up to ``dy`` CSS px down, then up,
     through the DevTools protocol (real touch input: the page may scroll). With

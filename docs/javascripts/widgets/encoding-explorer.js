@@ -182,8 +182,10 @@ export function mount(root) {
     recompute();
     render(true);
   }
-  w.sliderA = rangeField({ label: "Position A", value: state.a, min: 0, max: state.n - 1, onValue: (v) => setPosition("a", v) });
-  w.sliderB = rangeField({ label: "Position B", value: state.b, min: 0, max: state.n - 1, onValue: (v) => setPosition("b", v) });
+  w.sliderA = rangeField({ label: "Position A", value: state.a, min: 0, max: state.n - 1, steps: "A",
+    onValue: (v) => setPosition("a", v) });
+  w.sliderB = rangeField({ label: "Position B", value: state.b, min: 0, max: state.n - 1, steps: "B",
+    onValue: (v) => setPosition("b", v) });
   function setPosition(which, p) {
     const v = Math.min(Math.max(Math.round(p), 0), state.n - 1);
     state[which] = v;

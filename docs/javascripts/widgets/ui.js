@@ -38,7 +38,7 @@ export function sig(value, digits = 6) {
 /** m x 10^k, m to `digits` significant digits without trailing zeros, k in superscript. */
 function scientific(value, digits) {
   const [mantissa, exponent] = value.toExponential(digits - 1).split("e");
-  return `${String(+mantissa).replace("-", "\u2212")} \u00d7 ${powerOfTen(Number(exponent))}`;
+  return `${String(+mantissa).replace("-", "\u2212")} \u00d7 ${powerOfTen(+exponent)}`;
 }
 
 const SUPERSCRIPT = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
@@ -85,7 +85,7 @@ export function numberField({ label, value, min, max, step = 1, parse, onValue, 
     wrap.classList.toggle("pw-refused", refused);
     if (refused) return;
     // Rewritten only when the value changed (clamped, rounded): "1e300" stays as typed.
-    if (result.value !== Number(input.value)) input.value = written = String(result.value);
+    if (result.value !== +input.value) input.value = written = String(result.value);
     using = input.value;
     onValue(result.value);
   };
@@ -103,9 +103,10 @@ function refusedText(raw, typed) {
 
 /** Parser for whole numbers in [lo, hi]; `even` rounds odd values up to even. */
 export function integerParser(name, lo, hi, { even = false } = {}) {
-  const range = `${lo.toLocaleString("en-US")} to ${hi.toLocaleString("en-US")}`;
+  const grouped = (v) => v.toLocaleString("en-US");
+  const range = `${grouped(lo)} to ${grouped(hi)}`;
   return (raw, { typed = false } = {}) => {
-    const x = Number(raw);
+    const x = +raw;
     if (raw.trim() === "" || !Number.isFinite(x)) {
       const kind = even ? "an even whole number" : "a whole number";
       return { value: null, note: `${name} must be ${kind} from ${range}; ${refusedText(raw, typed)} refused` };
@@ -119,7 +120,7 @@ export function integerParser(name, lo, hi, { even = false } = {}) {
     }
     if (v < lo || v > hi) {
       const c = Math.min(Math.max(v, lo), hi);
-      notes.push(`${name} must be between ${lo.toLocaleString("en-US")} and ${hi.toLocaleString("en-US")}: ${v.toLocaleString("en-US")} clamped to ${c.toLocaleString("en-US")}.`);
+      notes.push(`${name} must be between ${grouped(lo)} and ${grouped(hi)}: ${grouped(v)} clamped to ${grouped(c)}.`);
       v = c;
     }
     return { value: v, note: notes.join(" ") };
@@ -134,7 +135,7 @@ export function startValue(raw, parse, fallback) {
 /** Parser for a RoPE/sinusoidal base: refused unless finite and > 1. */
 export function baseParser() {
   return (raw, { typed = false } = {}) => {
-    const x = Number(raw);
+    const x = +raw;
     if (raw.trim() === "" || !Number.isFinite(x) || x <= 1) {
       return { value: null, note: `Base must be a number greater than 1; ${refusedText(raw, typed)} refused` };
     }
@@ -143,16 +144,25 @@ export function baseParser() {
 }
 
 /** A labelled range slider with its value shown beside it; `format(v)` writes that value. */
-export function rangeField({ label, value, min, max, format = String, onValue }) {
+export function rangeField({ label, value, min, max, format = String, onValue, steps = null }) {
   const id = uniqueId("range");
   const input = h("input", { id, type: "range", min, max, step: 1, value, "aria-valuetext": format(value) });
   // The slider's aria-valuetext says the value: this copy is for the eye only.
   const out = h("output", { for: id, class: "pw-range-value", text: format(value), "aria-hidden": "true" });
+  // steps: a short name ("A") for buttons one step down and up, where a slider over
+  // many values moves several a pixel on a phone (the arrow keys step by one too).
+  const step = (by, sign) => {
+    const button = h("button", { type: "button", class: "pw-step", "aria-label": `${steps} ${sign} 1`, text: sign });
+    // a range input clamps the value it is given to min .. max
+    button.onclick = () => { input.value = +input.value + by; input.dispatchEvent(new Event("input")); };
+    return button;
+  };
+  const row = steps ? [step(-1, "\u2212"), input, step(1, "+"), out] : [input, out];
   const wrap = h("div", { class: "pw-field pw-range" },
-    h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, input, out));
+    h("label", { for: id, text: label }), h("div", { class: "pw-range-row" }, ...row));
   // As wide as the longest value it can show: the slider keeps its length as it moves.
   const fit = () => {
-    const longest = Math.max(format(Number(input.min)).length, format(Number(input.max)).length);
+    const longest = Math.max(format(+input.min).length, format(+input.max).length);
     out.style.minWidth = `max(2.6em, ${longest}ch)`;
   };
   fit();
@@ -162,7 +172,7 @@ export function rangeField({ label, value, min, max, format = String, onValue })
     out.textContent = format(v);
     input.setAttribute("aria-valuetext", format(v));
   };
-  input.addEventListener("input", () => { set(Number(input.value)); onValue(Number(input.value)); });
+  input.addEventListener("input", () => { const v = +input.value; set(v); onValue(v); });
   return { wrap, input, out, set };
 }
 
