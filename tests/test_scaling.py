@@ -176,6 +176,16 @@ def test_dynamic_matches_reference(d, base, factor, max_pos, seq_len):
 
 
 @FAST
+@given(d=dims, base=bases, L0=lengths, rotations=st.floats(1e-3, 1e4))
+def test_yarn_correction_dim_is_hfs_to_the_last_bit(d, base, L0, rotations):
+    """The form of transformers' find_correction_dim (modeling_rope_utils), not
+    the difference of logs, which is an ulp off in about a third of cases: where
+    a bound lands on a whole number, an ulp decides its floor or ceiling."""
+    hf = (d * math.log(L0 / (rotations * 2 * math.pi))) / (2 * math.log(base))
+    assert scaling.yarn_correction_dim(rotations, d, base, L0) == hf
+
+
+@FAST
 @given(
     d=dims,
     base=bases,
