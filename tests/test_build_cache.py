@@ -467,9 +467,12 @@ def changed_lines(cold: Path, rebuilt: Path, names: list[str]) -> str:
     failure says what changed (a notebook printed 4.1e-04 where the cold build
     printed 4.8e-07, once, in CI; not again in 64 runs of it on a busy machine)."""
     report = []
-    for name in (n for n in names if n.endswith((".html", ".json", ".svg"))):
-        before = re.split(r"(?<=>)|\n", (cold / name).read_text(encoding="utf-8"))
-        after = re.split(r"(?<=>)|\n", (rebuilt / name).read_text(encoding="utf-8"))
+    text = (".html", ".json", ".svg", ".xml", ".js", ".css", ".py", ".ipynb", ".txt")
+    for name in (n for n in names if n.endswith(text)):
+        before, after = (
+            re.split(r"(?<=>)|\n", (site / name).read_text("utf-8", "replace"))
+            for site in (cold, rebuilt)
+        )
         diff = difflib.unified_diff(before, after, "cold", "rebuilt", n=0, lineterm="")
         report.append(f"{name}:\n" + "\n".join(line[:200] for line in list(diff)[:40]))
     return "\n".join(report)

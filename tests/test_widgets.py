@@ -28,6 +28,7 @@ EXPLORER = "part1/picture/"
 EXTENSION = "part2/07-context-extension/"
 EXPLORER_LABELS = ["Dimension d", "Base", "Positions", "Position A", "Position B"]
 EXTENSION_LABELS = ["Head dim", "Base", "Training length", "Factor"]
+STEPPERS = [f"{p} {sign} 1" for p in "AB" for sign in ("\N{MINUS SIGN}", "+")]
 
 
 def number(text: str) -> float:
@@ -139,7 +140,10 @@ def test_widgets_ship_without_axe_or_outside_code(site_dir):
 
 @pytest.mark.parametrize(
     ("path", "labels"),
-    [(EXPLORER, [*EXPLORER_LABELS, "dot product"]), (EXTENSION, EXTENSION_LABELS)],
+    [
+        (EXPLORER, [*EXPLORER_LABELS, *STEPPERS, "dot product"]),
+        (EXTENSION, EXTENSION_LABELS),
+    ],
 )
 def test_every_control_has_one_accessible_label(guarded, site_url, path, labels):
     page = open_widget(guarded, site_url, path).page
@@ -369,6 +373,10 @@ def test_a_position_steps_by_one_with_its_buttons_and_stops_at_the_ends(
     assert (state["a"], state["b"]) == (3, 1022)
     expected = sinusoidal.encode(3, 64) @ sinusoidal.encode(1022, 64)
     assert_shown(page.get_by_label("dot product"), expected, 4)
+    set_field(page, "Positions", 100)  # B is moved to the last, and says so
+    note = page.get_by_text("Position B moved from 1022 to 99")
+    page.get_by_role("button", name="B + 1").click()  # moves nothing: note stays
+    assert note.is_visible() and slider_b.input_value() == "99"
     assert tab.errors == []
 
 

@@ -153,8 +153,12 @@ export function rangeField({ label, value, min, max, format = String, onValue, s
   // many values moves several a pixel on a phone (the arrow keys step by one too).
   const step = (by, sign) => {
     const button = h("button", { type: "button", class: "pw-step", "aria-label": `${steps} ${sign} 1`, text: sign });
-    // a range input clamps the value it is given to min .. max
-    button.onclick = () => { input.value = +input.value + by; input.dispatchEvent(new Event("input")); };
+    // a range input clamps the value it is given to min .. max: at an end, no event
+    button.onclick = () => {
+      const was = input.value;
+      input.value = +was + by;
+      if (input.value !== was) input.dispatchEvent(new Event("input"));
+    };
     return button;
   };
   const row = steps ? [step(-1, "\u2212"), input, step(1, "+"), out] : [input, out];
