@@ -34,11 +34,14 @@ def ref_dynamic_base(d, base, factor, max_pos, seq_len=None):
     return ref_ntk_base(d, base, factor * length / max_pos - (factor - 1))
 
 
-def ref_yarn(d, base, factor, L0, beta_fast=32.0, beta_slow=1.0, truncate=True):
-    def correction_dim(rotations):
-        return d * math.log(L0 / (rotations * 2 * math.pi)) / (2 * math.log(base))
+def ref_correction_dim(rotations, d, base, L0):
+    """transformers' find_correction_dim (modeling_rope_utils), as written there."""
+    return (d * math.log(L0 / (rotations * 2 * math.pi))) / (2 * math.log(base))
 
-    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+
+def ref_yarn(d, base, factor, L0, beta_fast=32.0, beta_slow=1.0, truncate=True):
+    low = ref_correction_dim(beta_fast, d, base, L0)
+    high = ref_correction_dim(beta_slow, d, base, L0)
     if truncate:
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, d - 1)
@@ -181,8 +184,8 @@ def test_yarn_correction_dim_is_hfs_to_the_last_bit(d, base, L0, rotations):
     """The form of transformers' find_correction_dim (modeling_rope_utils), not
     the difference of logs, which is an ulp off in about a third of cases: where
     a bound lands on a whole number, an ulp decides its floor or ceiling."""
-    hf = (d * math.log(L0 / (rotations * 2 * math.pi))) / (2 * math.log(base))
-    assert scaling.yarn_correction_dim(rotations, d, base, L0) == hf
+    expected = ref_correction_dim(rotations, d, base, L0)
+    assert scaling.yarn_correction_dim(rotations, d, base, L0) == expected
 
 
 @FAST
