@@ -334,10 +334,18 @@ def _angle_frequencies(inv_freq, x, positions) -> torch.Tensor:
 
 
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
-    """Multiply pairs (x[2i], x[2i+1]) as complex numbers by `cis`."""
+    """Multiply pairs (x[2i], x[2i+1]) as complex numbers by `cis`.
+
+    Traced, the product is written in real arithmetic: a complex view of a
+    contiguous x at an odd storage offset fails inside torch's compiler, which
+    drops any copy made first. (Inductor's one pass of it is slower than its
+    complex product: 1.3x a clone against 1.1x, forward.)
+    """
     pairs = x.unflatten(-1, (-1, 2))  # (..., T, d/2, 2), a view
-    if torch.compiler.is_compiling():  # tracing cannot try the view below
-        pairs = pairs.contiguous()  # a no-op if it is contiguous already
+    if torch.compiler.is_compiling():
+        a, b = pairs.unbind(-1)  # (..., T, d/2) each
+        cos, sin = torch.view_as_real(cis).unbind(-1)
+        return torch.stack([a * cos - b * sin, b * cos + a * sin], -1).flatten(-2)
     try:
         as_complex = torch.view_as_complex(pairs)
     except RuntimeError:  # strides or an odd storage offset no complex view reads:
@@ -483,10 +491,7 @@ def apply_rope_torch(
     $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
     float64 if x, positions or inv_freq is float64, else float32; the rotation runs
     in float32 (float64 for float64 x). Interleaved: Meta's complex product, one
-    pass over x; half: two, fused into one by `torch.compile`. Compiled, the
-    interleaved layout fails inside torch on a contiguous x at an odd storage
-    offset (a tensor cut from a buffer at an odd element), which it reads as
-    complex unchecked; eager copies such an x.
+    pass over x; half: two, fused into one by `torch.compile`.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _checks.work_dtype(x)
@@ -507,8 +512,7 @@ def apply_rope_complex_torch(x, positions, *, base=10000.0, inv_freq=None):
     -----
     Pair i is `(x[2i], x[2i+1])` read as $x_{2i} + j\, x_{2i+1}$, times
     $e^{j m \theta_i}$ formed by `torch.polar`; complex64 (complex128 for float64).
-    Under `torch.compile`, x at an odd storage offset fails as in
-    `apply_rope_torch`.
+    Under `torch.compile` the same product is traced in real arithmetic.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq)
     work = _checks.work_dtype(x)
@@ -703,10 +707,8 @@ class RotaryEmbedding(torch.nn.Module):
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
     `torch.compile` is supported (one graph for the first offset, then one for
-    all others, or one from the start with `dynamic=True`; in the interleaved
-    layout not for a contiguous q or k at an odd storage offset, see
-    `apply_rope_torch`); TorchScript (`torch.jit.script`, deprecated in torch)
-    is not.
+    all others, or one from the start with `dynamic=True`); TorchScript
+    (`torch.jit.script`, deprecated in torch) is not.
     """
 
     def __init__(

@@ -1054,14 +1054,18 @@ NON_CONTIGUOUS = {  # (B, H, T, d) views no complex view can read as they are
     "T innermost": lambda g: torch.randn(2, 3, 8, 5, generator=g).transpose(-1, -2),
     "every other feature": lambda g: torch.randn(2, 3, 5, 16, generator=g)[..., ::2],
     "odd offset": lambda g: torch.randn(2, 3, 5, 9, generator=g)[..., 1:],
+    "contiguous at an odd offset": lambda g: torch.randn(241, generator=g)[1:].view(
+        2, 3, 5, 8
+    ),
 }
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("view", NON_CONTIGUOUS)
 def test_torch_compile_takes_non_contiguous_inputs_as_eager_does(layout, view):
-    """Interleaved reads pairs as complex numbers: strides checked, not tried, or
-    compile fails while tracing ("must have a last dimension with stride 1")."""
+    """Interleaved reads pairs as complex numbers: traced as such, compile fails
+    ("must have a last dimension with stride 1", "storage_offset divisible by
+    2"), the last even on a contiguous tensor."""
     if not hasattr(torch, "compile"):
         pytest.skip("torch.compile is unavailable in this torch build")
     q = NON_CONTIGUOUS[view](torch.Generator().manual_seed(13))
