@@ -7,7 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import pytest_collection_modifyitems, wait_for_the_build
+from tests.conftest import (
+    axe_violations,
+    guarded_page,
+    pytest_collection_modifyitems,
+    serve,
+    wait_for_the_build,
+)
 
 
 def test_waiting_ends_when_the_build_succeeded(tmp_path):
@@ -54,3 +60,31 @@ def test_files_that_need_no_site_run_first_each_group_slowest_first():
         "test_figures.py",
         "test_figures.py",
     ]
+
+
+# An image without alt text (critical) and grey text on white (serious), beside
+# violations only moderate: no main landmark, text outside any landmark, a heading
+# level skipped.
+AXE_PAGE = """<!doctype html><html lang="en"><head><title>axe</title></head><body>
+<h1>Page</h1><h3>Skipped a level</h3><img src="data:," width="10" height="10">
+<p style="color: #bbb; background: #fff">Pale text.</p></body></html>"""
+EVERY_RULE = """async () => (await axe.run(document, { resultTypes: ['violations'] }))
+  .violations.map(v => [v.id, v.impact])"""
+
+
+@pytest.mark.browser
+def test_axe_reports_what_a_run_of_every_rule_finds_serious_or_critical(
+    browser, tmp_path
+):
+    """`axe_violations` runs only the rules that can find something serious or
+    critical: it reports what axe's default run does at those impacts."""
+    (tmp_path / "index.html").write_text(AXE_PAGE)
+    with serve(tmp_path) as url:
+        tab = guarded_page(browser)
+        tab.open(f"{url}/")
+        found = sorted((v["id"], v["impact"]) for v in axe_violations(tab.page))
+        every = tab.page.evaluate(EVERY_RULE)
+        tab.page.context.close()
+    assert found == [("color-contrast", "serious"), ("image-alt", "critical")]
+    assert sorted(tuple(v) for v in every if v[1] in ("serious", "critical")) == found
+    assert {impact for _, impact in every} >= {"moderate"}  # and those were left out
