@@ -17,7 +17,7 @@ import torch
 
 from posenc_docs import alibi, learned, rope, scaling, sinusoidal
 
-from .conftest import AXE_PATH, AXE_RUN, GuardedPage, mount_widget
+from .conftest import AXE_PATH, AXE_RUN, GuardedPage, guarded_page, mount_widget
 from .page_checks import contrast
 
 pytestmark = pytest.mark.browser
@@ -48,6 +48,25 @@ def open_widget(guarded, site_url, path, **options):
     tab.page.goto(f"{site_url}/{path}", wait_until="load")
     mount_widget(tab.page)
     return tab
+
+
+@pytest.fixture(scope="module")
+def viewed(browser, site_url):
+    """A mounted widget page per path, scheme and width, shared by the tests that
+    only read it (no click, key, field or tab change): one load, not one each."""
+    tabs = {}
+
+    def view(path, color_scheme="light", width=1280):
+        key = path, color_scheme, width
+        if key not in tabs:
+            tabs[key] = guarded_page(browser, color_scheme=color_scheme, width=width)
+            tabs[key].page.goto(f"{site_url}/{path}", wait_until="load")
+            mount_widget(tabs[key].page)
+        return tabs[key]
+
+    yield view
+    for tab in tabs.values():
+        tab.page.context.close()
 
 
 def set_field(page, label, value):
@@ -110,9 +129,9 @@ def test_plain_keys_in_a_widget_do_not_reach_materials_shortcuts(guarded, site_u
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_marker_letters_are_legible_on_their_marker(guarded, site_url, scheme):
+def test_marker_letters_are_legible_on_their_marker(viewed, scheme):
     """The A and B on the heatmap markers: bold 12 px text, so WCAG's 4.5:1."""
-    page = open_widget(guarded, site_url, EXPLORER, color_scheme=scheme).page
+    page = viewed(EXPLORER, color_scheme=scheme).page
     colours = page.evaluate(
         "async () => (await import(new URL('/javascripts/widgets/ui.js',"
         " location.href))).themeColours(document.body)"
@@ -145,8 +164,8 @@ def test_widgets_ship_without_axe_or_outside_code(site_dir):
         (EXTENSION, EXTENSION_LABELS),
     ],
 )
-def test_every_control_has_one_accessible_label(guarded, site_url, path, labels):
-    page = open_widget(guarded, site_url, path).page
+def test_every_control_has_one_accessible_label(viewed, path, labels):
+    page = viewed(path).page
     controls = page.locator(".pw")  # the widget's own caption names the figure
     for label in labels:  # substring match: no other name may contain the label
         assert controls.get_by_label(label).count() == 1, label
@@ -689,8 +708,8 @@ def test_a_value_is_rewritten_only_when_it_changes(guarded, site_url):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_selected_tab_is_marked_at_3_to_1(guarded, site_url, scheme):
-    page = open_widget(guarded, site_url, EXPLORER, color_scheme=scheme).page
+def test_the_selected_tab_is_marked_at_3_to_1(viewed, scheme):
+    page = viewed(EXPLORER, color_scheme=scheme).page
     line, background = page.evaluate(
         """() => [getComputedStyle(document.querySelector(
                     '.pw-tabs [aria-selected=true]')).borderBottomColor,
@@ -783,8 +802,8 @@ def test_without_javascript_the_static_figures_show(browser, site_url, path, sta
 
 
 @pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
-def test_with_javascript_the_widget_replaces_them(guarded, site_url, path):
-    page = open_widget(guarded, site_url, path).page
+def test_with_javascript_the_widget_replaces_them(viewed, path):
+    page = viewed(path).page
     widget = page.locator(".posenc-widget")
     assert widget.locator(".pw").count() == 1
     assert widget.locator('img[src*="figures/"]:visible').count() == 0
@@ -935,8 +954,8 @@ RESERVED_HEIGHT = """(name) => {
 
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
-def test_room_kept_before_mounting_is_within_10_percent(guarded, site_url, path, width):
-    page = open_widget(guarded, site_url, path, width=width).page
+def test_room_kept_before_mounting_is_within_10_percent(viewed, path, width):
+    page = viewed(path, width=width).page
     widget = page.locator(".posenc-widget")
     mounted = widget.bounding_box()["height"]
     reserved = page.evaluate(RESERVED_HEIGHT, widget.get_attribute("data-widget"))
@@ -974,8 +993,8 @@ def test_canvases_follow_the_colour_scheme(guarded, site_url, path):
 
 @pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_usable_on_a_390_px_screen(guarded, site_url, path, scheme):
-    page = open_widget(guarded, site_url, path, width=390, color_scheme=scheme).page
+def test_usable_on_a_390_px_screen(viewed, path, scheme):
+    page = viewed(path, width=390, color_scheme=scheme).page
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1
     widths = page.evaluate(
@@ -1005,13 +1024,11 @@ VALUES_WITH_THEIR_LABEL = """() => [...document.querySelectorAll('.pw-readout ou
 
 
 @pytest.mark.parametrize("path", [EXPLORER, EXTENSION])
-def test_a_value_stays_on_the_line_of_its_equals_sign_at_390_px(
-    guarded, site_url, path
-):
+def test_a_value_stays_on_the_line_of_its_equals_sign_at_390_px(viewed, path):
     """At 390 px the read-outs broke as "... attention factor 0.1·ln s + 1" /
     "= 1.1386" and "18 of" / "64": a value is one line, on the line of its
     label's last operand and "=" if the label ends so."""
-    page = open_widget(guarded, site_url, path, width=390).page
+    page = viewed(path, width=390).page
     values = page.evaluate(VALUES_WITH_THEIR_LABEL)
     assert len(values) >= 2 and any("=" in text for _, text in values)
     assert [text for whole, text in values if not whole] == []
