@@ -225,7 +225,8 @@ PRINTS = {
     "part2_extension/context_ceilings.py": (
         r"\| Mistral-7B-v0\.1 \| .* \| 32,768 \| 8,192 \| 4 \(15 within 8,192\) \|\n"
         r"[\s\S]*\| Llama-3\.1-8B \| rope \| 8,192 × 8 = 65,536, but "
-        r".* \| 131,072 \| 1 \|"
+        r".* \| 131,072 \| 1 \|[\s\S]*\| Phi-3-mini-128k-instruct \| rope \| "
+        r"max_position_embeddings 131,072: no factor, taken as 131,072 ÷ 4,096 = 32 \|"
     ),
     "part2_extension/models_by_scheme.py": (
         r"\| Llama-3\.1-8B \| rope \| rope_theta 500,000, .*scaling: llama3 \|"

@@ -3,6 +3,7 @@
 import math
 import re
 import runpy
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -141,3 +142,33 @@ def test_cosine_sum_figure_keeps_every_dip_and_its_alt_names_the_first_ones():
         assert distance is None or f"{distance:,}" in alt
     assert round(lowest[5e5]) == -4 and "down to about minus 4" in alt
     assert -1 < lowest[1e6] < 0 and "1 million only just" in alt
+
+
+def test_pairs_meeting_new_angles_against_a_scalar_loop():
+    """Pair i's largest angle, position by position, against the range it met."""
+
+    def loop(d, base, length, new_base, new_length):
+        count = 0
+        for i in range(d // 2):
+            met = max(m * base ** (-2 * i / d) for m in range(length + 1))
+            meets = max(m * new_base ** (-2 * i / d) for m in range(new_length + 1))
+            count += met < 2 * math.pi and meets > met
+        return count
+
+    for args in [(128, 1e4, 4096, 1e6, 16384), (128, 1e4, 4096, 1e4, 16384),
+                 (64, 500.0, 300, 2e3, 1000), (32, 1e4, 100, 1e5, 5000)]:  # fmt: skip
+        assert part3_base.pairs_meeting_new_angles(*args) == loop(*args), args
+
+
+def test_code_llamas_base_shows_no_pair_an_angle_llama_2_did_not():
+    """The page's point: at 16,384 Llama 2's base gives 18 pairs angles they never
+    met in pre-training at 4,096; Code Llama's base gives none."""
+    llama2, code = models.get("Llama-2-7B"), models.get("CodeLlama-7B")
+    d, L0, L = (
+        code.rotary_dim,
+        llama2.max_position_embeddings,
+        code.max_position_embeddings,
+    )
+    met = partial(part3_base.pairs_meeting_new_angles, d, llama2.rope_theta, L0)
+    assert met(llama2.rope_theta, L) == 18
+    assert met(code.rope_theta, L) == 0

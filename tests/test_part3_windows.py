@@ -69,6 +69,15 @@ def test_local_turn_census_is_the_wavelength_count():
     assert four_b.full_turn == int((wavelengths < 1024).sum())
 
 
+def test_global_turn_census_divides_positions_by_the_linear_factor():
+    """Position interpolation by 8: 131,072 positions turn the pairs as 16,384 do."""
+    wavelengths = 2 * math.pi * 1_000_000.0 ** (np.arange(0, 256, 2) / 256)
+    default = part3_windows.global_turns(part3_windows.GEMMA3, 131072)
+    assert default.full_turn == int((wavelengths < 131072).sum()) == 93
+    four_b = part3_windows.global_turns(part3_windows.GEMMA3_4B, 131072)
+    assert four_b.full_turn == int((wavelengths < 131072 / 8).sum()) == 73
+
+
 def unseen_by_brute_force(offset, d, base, trained):
     """Pairs whose angle at ``offset`` is more than one step from every angle
     reached by an offset 0..trained-1 (all angles taken mod 2 pi)."""

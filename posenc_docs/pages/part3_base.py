@@ -59,6 +59,22 @@ def equivalent_ntk_factor(d: int, base: float, new_base: float) -> float:
 # --8<-- [end:equivalent_ntk_factor-body]
 
 
+def pairs_meeting_new_angles(d, base, length, new_base, new_length) -> int:
+    r"""Pairs whose angles within ``new_length`` at ``new_base`` leave the range
+    they met within ``length`` at ``base``.
+
+    Notes
+    -----
+    Pair i met the angles $[0, L_0 \theta_i]$ (every angle, once
+    $L_0 \theta_i \ge 2\pi$); at the new base and length it meets
+    $[0, L \theta'_i]$. It meets new ones if $L_0 \theta_i < 2\pi$ and
+    $L \theta'_i > L_0 \theta_i$.
+    """
+    met = length * rope.inv_freq(d, base)
+    meets = new_length * rope.inv_freq(d, new_base)
+    return int(np.count_nonzero((met < 2 * np.pi) & (meets > met)))
+
+
 def ntk_frequency_gap(d: int, base: float, new_base: float) -> float:
     """Max relative gap between ``scaling.ntk`` at the equivalent s and base b'."""
     s = equivalent_ntk_factor(d, base, new_base)

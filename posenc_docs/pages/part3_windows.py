@@ -30,11 +30,12 @@ class LocalGlobal:
     head_dim: int
     local_base: float  # rope_theta of the local layers
     global_base: float  # rope_theta of the global layers
+    global_factor: float = 1.0  # linear rope_scaling of the global layers
 
 
 GEMMA2 = LocalGlobal("Gemma 2", 26, 2, 4096, 256, 10_000.0, 10_000.0)
 GEMMA3 = LocalGlobal("Gemma 3", 26, 6, 4096, 256, 10_000.0, 1_000_000.0)
-GEMMA3_4B = LocalGlobal("Gemma 3 4B", 34, 6, 1024, 256, 10_000.0, 1_000_000.0)
+GEMMA3_4B = LocalGlobal("Gemma 3 4B", 34, 6, 1024, 256, 10_000.0, 1_000_000.0, 8.0)
 
 
 def window_reach(num_layers: int, window: int) -> int:
@@ -85,5 +86,8 @@ def local_turns(stack: LocalGlobal) -> part2_extension.TurnCensus:
 
 
 def global_turns(stack: LocalGlobal, length: int) -> part2_extension.TurnCensus:
-    """Turn census of the global layers over ``length`` positions."""
-    return part2_extension.turn_census(stack.head_dim, stack.global_base, length)
+    """Turn census of the global layers over ``length`` positions, divided by their
+    linear ``rope_scaling`` factor (position interpolation)."""
+    return part2_extension.turn_census(
+        stack.head_dim, stack.global_base, length / stack.global_factor
+    )

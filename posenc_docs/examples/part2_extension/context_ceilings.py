@@ -15,6 +15,11 @@ book = book_tokens()  # the assumptions are stated in the first line printed
 
 
 def arithmetic(model, c):
+    if c.product is not None and "factor" not in model.rope_scaling:  # LongRoPE
+        return (
+            f"max_position_embeddings {c.configured:,}: no factor, taken as "
+            f"{c.configured:,} ÷ {c.original:,} = {c.factor:g}"
+        )
     if c.product is not None:
         head = f"{c.original:,} × {c.factor:g} = {c.product:,}"
         if c.product == c.configured:
