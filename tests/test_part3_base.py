@@ -172,3 +172,14 @@ def test_code_llamas_base_shows_no_pair_an_angle_llama_2_did_not():
     met = partial(part3_base.pairs_meeting_new_angles, d, llama2.rope_theta, L0)
     assert met(llama2.rope_theta, L) == 18
     assert met(code.rope_theta, L) == 0
+
+
+def test_at_32k_the_first_base_that_holds_is_followed_by_one_that_fails():
+    """The page's warning that a verdict is fragile: a base 1.2 % above the first
+    grid base that holds fails, by a wide margin, in a plain sum of cosines."""
+    first = part3_base.smallest_base(128, 32768)
+    after, low = part3_base.next_grid_base(128, 32768)
+    assert after == pytest.approx(first * 10**0.005, rel=1e-12)
+    theta = after ** (-np.arange(0, 128, 2) / 128)
+    sums = np.cos(np.arange(32769)[:, None] * theta).sum(axis=1)
+    assert low == pytest.approx(sums.min(), abs=1e-9) and low < -1

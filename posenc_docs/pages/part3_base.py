@@ -142,6 +142,13 @@ def negative_distance(
 # --8<-- [end:cosine_sum-body4]
 
 
+def next_grid_base(d: int, length: int) -> tuple[float, float]:
+    """The grid base after ``smallest_base(d, length)`` and its min B_m: how narrow
+    the range of bases that hold can be."""
+    after = smallest_base(d, length) * 10.0**GRID_STEP
+    return after, min_cosine_sum(d, after, length)
+
+
 def bound_table(names=BASE_MODELS) -> str:
     """Per model: min B_m within its L, and the smallest grid base for that L."""
     rows = []
