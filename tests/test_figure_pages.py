@@ -130,6 +130,19 @@ def figure_pages(site_dir, html_pages) -> list[Path]:
     return [p for p in html_pages if page_figures(site_dir, p)]
 
 
+# Each figure's image, scrolled to (lazy images load near the screen) and decoded:
+# the file it shows and its width on the page.
+SHOWN_WIDTHS = """async () => {
+  const shown = [];
+  for (const img of document.querySelectorAll('figure.posenc-fig img')) {
+    img.scrollIntoView({block: 'center'});
+    await img.decode();
+    shown.push([new URL(img.currentSrc).pathname, img.getBoundingClientRect().width]);
+  }
+  return shown;
+}"""
+
+
 @pytest.mark.browser
 def test_figure_text_is_at_least_9_px_on_a_phone(
     browser, site_dir, site_url, html_pages
@@ -141,17 +154,11 @@ def test_figure_text_is_at_least_9_px_on_a_phone(
     measured = {}
     for path in figure_pages(site_dir, html_pages):
         page.goto(f"{site_url}/{path.parent.as_posix()}/", wait_until="load")
-        images = page.locator("figure.posenc-fig img")
-        for i in range(images.count()):
-            image = images.nth(i)
-            image.scroll_into_view_if_needed()
-            image.evaluate("img => img.decode()")
-            source = image.evaluate("img => new URL(img.currentSrc).pathname")
+        for source, width in page.evaluate(SHOWN_WIDTHS):
             assert "-phone-" in source, f"{path}: a phone got {source}"
             size, view_width = smallest_text(
                 (site_dir / source.lstrip("/")).read_bytes()
             )
-            width = image.evaluate("img => img.getBoundingClientRect().width")
             measured[f"{path.parent}: {source}"] = size * width / view_width
     context.close()
     small = {name: round(px, 2) for name, px in measured.items() if px < SMALLEST_PX}
