@@ -27,18 +27,20 @@ VISIBLE_TEXT = """() => {
 }"""
 
 
-# Each figure outside a widget, scrolled to and decoded, as the reader sees it.
-SHOWN_FIGURES = """async () => {
+# Each figure outside a widget (with ``true``: inside one too, its static fallback),
+# scrolled to (lazy images load near the screen) and decoded, as the reader sees it.
+SHOWN_FIGURES = """async (withWidgets = false) => {
   const images = [...document.querySelectorAll('picture.posenc-figure img')]
-    .filter(img => !img.closest('.posenc-widget'));
+    .filter(img => withWidgets || !img.closest('.posenc-widget'));
   const seen = [];
   for (const img of images) {
     img.scrollIntoView({block: 'center'});
     await img.decode();
+    const shown = img.getBoundingClientRect().width;
     seen.push({src: img.currentSrc, naturalWidth: img.naturalWidth,
                alt: img.getAttribute('alt'), width: Number(img.getAttribute('width')),
-               visible: img.checkVisibility({visibilityProperty: true})
-                 && img.getBoundingClientRect().width > 0});
+               shown, visible: img.checkVisibility({visibilityProperty: true})
+                 && shown > 0});
   }
   return seen;
 }"""

@@ -7,12 +7,14 @@ import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
 from posenc_docs.figures import BY_SLUG
 from posenc_docs.figures.spec import svg_size
 from tests.conftest import figure_slugs, mount_widget
+from tests.page_checks import SHOWN_FIGURES
 
 PHONE = {"width": 390, "height": 844}
 SMALLEST_PX = 9.0
@@ -130,19 +132,6 @@ def figure_pages(site_dir, html_pages) -> list[Path]:
     return [p for p in html_pages if page_figures(site_dir, p)]
 
 
-# Each figure's image, scrolled to (lazy images load near the screen) and decoded:
-# the file it shows and its width on the page.
-SHOWN_WIDTHS = """async () => {
-  const shown = [];
-  for (const img of document.querySelectorAll('figure.posenc-fig img')) {
-    img.scrollIntoView({block: 'center'});
-    await img.decode();
-    shown.push([new URL(img.currentSrc).pathname, img.getBoundingClientRect().width]);
-  }
-  return shown;
-}"""
-
-
 @pytest.mark.browser
 def test_figure_text_is_at_least_9_px_on_a_phone(
     browser, site_dir, site_url, html_pages
@@ -154,7 +143,8 @@ def test_figure_text_is_at_least_9_px_on_a_phone(
     measured = {}
     for path in figure_pages(site_dir, html_pages):
         page.goto(f"{site_url}/{path.parent.as_posix()}/", wait_until="load")
-        for source, width in page.evaluate(SHOWN_WIDTHS):
+        for image in page.evaluate(SHOWN_FIGURES, True):  # widget fallbacks too
+            source, width = urlparse(image["src"]).path, image["shown"]
             assert "-phone-" in source, f"{path}: a phone got {source}"
             size, view_width = smallest_text(
                 (site_dir / source.lstrip("/")).read_bytes()
