@@ -284,7 +284,7 @@ FIGURES = [
             "PE(A) dot PE(A + k) against the offset k for A = 0, 20, 70 and 5,000: "
             "a wide grey curve with three thin dashed coloured curves running "
             "exactly inside it: 32 at k = 0, about 21 by k = 10, then drifting "
-            "down with ripples to about 11 near k = 100."
+            "down with ripples, its dips reaching about 11 at k = 96 and 116."
         ),
     ),
     FigureSpec(
