@@ -23,16 +23,17 @@ lengths, `mscale`, `attention_factor`, dtypes, permutations, layouts) are
 checked for type, range and finiteness, and rejected with `TypeError` (wrong
 kind) or `ValueError` (wrong value) whose message names the argument and the
 value it got. Python numbers, NumPy scalars and 0-d tensors are accepted alike
-where a number is expected; `bool` and strings are not numbers, and an integer
-argument must fit in int64 (checked in eager calls; under `torch.compile` and
-`torch.export` an integer may be a symbolic size, so torch's own checks apply
-there). Tensor and array data are checked for shape, dtype and device, but their
-values are not scanned (except where a value picks what is read: learned
-positions against the table, M-RoPE pair axes): a NaN in a position tensor
-propagates to the output, as it would in torch. The NumPy references take
-integer arrays as data and compute in float64; the torch twins take floating
-tensors where the data is real-valued (an integer x would round the encoding
-away).
+where a number is expected, but not a 0-d tensor that requires grad (`TypeError`:
+read as a number, it would not be trained); `bool` and strings are not numbers,
+and an integer argument must fit in int64 (checked in eager calls; under
+`torch.compile` and `torch.export` an integer may be a symbolic size, so torch's
+own checks apply there). Tensor and array data are checked for shape, dtype and
+device, but their values are not scanned (except where a value picks what is
+read: learned positions against the table, M-RoPE pair axes): a NaN in a
+position tensor propagates to the output, as it would in torch. The NumPy
+references take integer arrays as data and compute in float64; the torch twins
+take floating tensors where the data is real-valued (an integer x would round
+the encoding away).
 """
 
 __version__ = "0.1.0"

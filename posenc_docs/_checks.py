@@ -19,9 +19,15 @@ import torch
 _INT64_MAX = 2**63 - 1  # widths, lengths and offsets are int64 in NumPy and torch
 
 
-def _scalar(value):
+def _scalar(name: str, value):
     """A 0-d tensor or 0-d array as a Python number; anything else unchanged (a
-    meta tensor has no value, so it stays a tensor and is refused by name)."""
+    meta tensor has no value, so it stays a tensor and is refused by name). A
+    0-d tensor that requires grad is refused: read as a number, it would not train."""
+    if isinstance(value, torch.Tensor) and value.ndim == 0 and value.requires_grad:
+        raise TypeError(
+            f"{name} is read as a number, so a tensor that requires grad would not "
+            f"be trained; pass it detached or as a float, got {value!r}"
+        )
     if isinstance(value, torch.Tensor) and value.is_meta:
         return value
     if isinstance(value, torch.Tensor | np.ndarray) and value.ndim == 0:
@@ -35,7 +41,7 @@ def checked_int(name: str, value, minimum: int = 1) -> int:
     left to torch: a traced int may be a symbolic size, which the bound would
     narrow (dynamo shows it as an int, so it cannot be told from a constant)."""
     kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-    value = _scalar(value)
+    value = _scalar(name, value)
     if isinstance(value, bool | np.bool_ | torch.Tensor | np.ndarray):
         raise TypeError(f"{name} must be {kind}, got {value!r}")
     if isinstance(value, int | torch.SymInt):  # symbolic under torch.compile and
@@ -97,7 +103,7 @@ def _is_finite(x: float) -> bool:
 
 def checked_real(name: str, value, *, gt=None, ge=None, le=None) -> float:
     """`value` as a finite float with `value > gt`, `>= ge` and `<= le`."""
-    value = _scalar(value)
+    value = _scalar(name, value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     try:
@@ -190,7 +196,7 @@ def checked_array(
     A 0-d tensor counts as a number. Booleans, strings and ragged lists are not
     numbers (`TypeError`).
     """
-    x = _scalar(x)
+    x = _scalar(name, x)
     if isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a NumPy array, got a torch.Tensor")
     if isinstance(x, str | bytes):

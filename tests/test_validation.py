@@ -442,6 +442,44 @@ def test_numpy_scalars_and_0d_tensors_are_numbers_like_python_ones(
     assert _same(call(**good), call(**{**good, argument: other}))
 
 
+def _trainable_cases():
+    for name, (_, good, _, _) in SPECS.items():
+        for argument, value in good.items():
+            if isinstance(value, float):
+                yield pytest.param(name, argument, id=f"{name}-{argument}")
+
+
+TRAINABLE = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+READ_AS_NUMBERS = [  # a review found these took a trainable tensor and lost its grad
+    (lambda t: att.attention_torch(*[torch.ones(2, 4)] * 3, scale=t), "scale"),
+    (lambda t: rope.RotaryEmbedding(8, attention_factor=t), "attention_factor"),
+    (lambda t: rope.apply_rope_torch(X, torch.arange(2), base=10 * t), "base"),
+    (
+        lambda t: temperature.llama4_attention_scale_torch(
+            torch.arange(3), attn_scale=t
+        ),
+        "attn_scale",
+    ),
+]
+
+
+@pytest.mark.parametrize("call, name", READ_AS_NUMBERS)
+def test_a_number_that_requires_grad_is_refused_by_name(call, name):
+    """Read as a Python number, a trainable 0-d tensor would silently not train:
+    the output had no grad_fn. `inv_freq` is refused alike (rope)."""
+    with pytest.raises(TypeError, match=rf"^{name} is read as a number.*requires"):
+        call(TRAINABLE)
+    assert call(TRAINABLE.detach()) is not None  # the same value, detached: taken
+
+
+@pytest.mark.parametrize("name, argument", list(_trainable_cases()))
+def test_every_float_argument_refuses_a_tensor_that_requires_grad(name, argument):
+    call, good, _, _ = SPECS[name]
+    trainable = torch.tensor(good[argument], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(TypeError, match=rf"^{argument} is read as a number"):
+        call(**{**good, argument: trainable})
+
+
 def test_return_types_follow_the_docstrings():
     for name in ("linear", "ntk", "dynamic_ntk", "yarn", "longrope", "llama3"):
         call, good, _, _ = SPECS[f"scaling.{name}"]
