@@ -328,6 +328,13 @@ def test_a_float64_inv_freq_gives_float64_angles_for_float32_x():
     got = apply_mrope_torch(torch.from_numpy(x), far, mrope_section=section)
     want = apply_mrope(x, positions, mrope_section=section)
     np.testing.assert_allclose(got.numpy(), want, atol=1e-5)
+    theta32 = theta.astype(np.float32)  # float64 positions, a float32 tensor theta
+    got = apply_mrope_torch(
+        torch.from_numpy(x), far, mrope_section=section,
+        inv_freq=torch.from_numpy(theta32),
+    )  # fmt: skip
+    want = apply_mrope(x, positions, mrope_section=section, inv_freq=theta32)
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-5)  # was 0.03 off
 
 
 def test_bad_inv_freq_is_rejected_and_a_tensor_one_is_differentiated():
