@@ -782,6 +782,7 @@ NOT_FREQUENCIES = (  # rope_scaling keys of transformers' configs about other th
     "mrope_interleaved",
     "interleaved",  # Qwen3-Omni's name for mrope_interleaved
     "llama_4_scaling_beta",  # Ministral 3: a query scale by position
+    "finetuned",  # NousResearch's YaRN models: used by jquesnelle/yarn's dynamic YaRN
 )
 
 
@@ -827,9 +828,10 @@ def from_rope_scaling(
         `d`); `max_position_embeddings` (Ministral 3 copies it there) stands in
         for the argument of that name, and must equal it if both are given;
         `mrope_section`, `mrope_interleaved` and `interleaved` (M-RoPE's axes,
-        see `posenc_docs.mrope`) and `llama_4_scaling_beta` (a query scale by
-        position, not a frequency) are ignored, as transformers' configs ignore
-        them when they check the dict. Ministral 3 multiplies its rotated
+        see `posenc_docs.mrope`), `llama_4_scaling_beta` (a query scale by
+        position, not a frequency) and `finetuned` (in NousResearch's YaRN
+        configs; only the reference code's dynamic YaRN reads it) are ignored,
+        as transformers ignores them. Ministral 3 multiplies its rotated
         queries at position m by $1 + \beta \ln(1 + \lfloor m / L_0 \rfloor)$,
         which is `temperature.llama4_attention_scale(m - 1, floor_scale=L0,
         attn_scale=beta)` (Llama 4's floor is of (m + 1) / `floor_scale`). A dict

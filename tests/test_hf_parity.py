@@ -330,6 +330,20 @@ def test_from_rope_scaling_reads_transformers_5_rope_parameters_as_hf_does():
     assert ours[1] == pytest.approx(0.1 * math.log(4) + 1)  # s = 8192 / 2048
 
 
+def test_from_rope_scaling_reads_nousresearchs_yarn_configs_as_hf_does():
+    """Yarn-Llama-2-7b-64k's rope_scaling (and Yarn-Mistral's) carries "finetuned":
+    true, which only jquesnelle/yarn's dynamic YaRN reads; transformers logs it as
+    unrecognized and computes YaRN. It was refused as a key yarn does not take."""
+    rope_scaling = {"factor": 16.0, "finetuned": True, "type": "yarn"}
+    rope_scaling["original_max_position_embeddings"] = 4096
+    config = hf_config(128, 1e4, "yarn", 65536, **rope_scaling)
+    ours = scaling.from_rope_scaling(
+        128, 1e4, rope_scaling, max_position_embeddings=65536
+    )
+    assert_matches_hf(ours, hf_frequencies(config))
+    assert ours[1] == pytest.approx(0.1 * math.log(16) + 1)
+
+
 @pytest.mark.parametrize("factor", [None, 16.0])
 def test_from_rope_scaling_reads_ministral3s_rope_parameters_as_hf_does(factor):
     """Ministral 3 keeps a copy of max_position_embeddings (which sets a missing
