@@ -24,8 +24,10 @@ checked for type, range and finiteness, and rejected with `TypeError` (wrong
 kind) or `ValueError` (wrong value) whose message names the argument and the
 value it got. Python numbers, NumPy scalars and 0-d tensors are accepted alike
 where a number is expected, but not a 0-d tensor that requires grad (`TypeError`:
-read as a number, it would not be trained); `bool` and strings are not numbers,
-and an integer argument must fit in int64 (checked in eager calls; under
+read as a number, it would not be trained); under `torch.compile(fullgraph=True)`
+torch 2.13 fails inside its tracer on reading a 0-d floating tensor's value (an
+integer one is read), so pass a Python float there. `bool` and strings are not
+numbers, and an integer argument must fit in int64 (checked in eager calls; under
 `torch.compile` and `torch.export` an integer may be a symbolic size, so torch's
 own checks apply there). Tensor and array data are checked for shape, dtype and
 device, but their values are not scanned (except where a value picks what is
