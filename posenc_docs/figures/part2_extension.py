@@ -327,8 +327,8 @@ FIGURES = [
             "Llama 3.1's settings. All three are 0 below 1 turn. Llama 3.1's rule "
             "curves up to 1 at 4 turns and the YaRN paper's gamma curves up to 1 "
             "at 32 turns (both linear in the turns, so bowed on the log axis); "
-            "Hugging Face's yarn is a straight line from 1 to 32 turns, linear "
-            "in the pair index."
+            "Hugging Face's yarn is a straight line from about 1 to about 32 "
+            "turns (its end pairs rounded outwards), linear in the pair index."
         ),
     ),
 ]
