@@ -610,3 +610,14 @@ def test_the_page_flags_the_one_scale_factor_of_yarns_table_5_that_does_not_add_
     assert lab.window_ratio(together) == 8 != together[2]
     page = (ROOT / "docs/lab/index.md").read_text(encoding="utf-8")
     assert "not the {{ lab.paper_passkey.YARN_TABLE5[0][2] }} printed" in page
+
+
+def test_the_page_says_code_llamas_printed_scale_is_not_its_base_change():
+    """Table 5 prints s = 88.6 for Code Llama (NTK); its base went from 10,000 to
+    1,000,000, which slows the slowest of 64 pairs by 100 ** (126 / 128) = 93.1."""
+    code_llama = lab.paper_passkey.YARN_TABLE5[1]
+    assert code_llama[1] == "Code Llama" and code_llama[2] == 88.6
+    slowest = 1e6 ** (-126 / 128) / 1e4 ** (-126 / 128)  # theta_63, new over old
+    assert round(1 / slowest, 1) == 93.1
+    page = (ROOT / "docs/lab/index.md").read_text(encoding="utf-8")
+    assert "Code Llama's {{ lab.paper_passkey.YARN_TABLE5[1][2] }} is no window" in page
