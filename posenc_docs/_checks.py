@@ -187,6 +187,13 @@ def checked_tensor(
     )
 
 
+def checked_frequencies(name: str, theta, **shape) -> torch.Tensor:
+    """A frequency tensor as `checked_tensor` checks it, float8 refused: its angles
+    failed in torch's type promotion, or (where a cast came first) were formed from
+    frequencies rounded by up to a factor of 2 (0.001 to 0.00195)."""
+    return checked_computable(name, checked_tensor(name, theta, **shape))
+
+
 def checked_array(
     name: str, x, *, min_ndim: int = 1, last_dim=None, floating=True, ndim=None
 ):

@@ -27,6 +27,7 @@ from posenc_docs._checks import (
     checked_array,
     checked_bool,
     checked_even,
+    checked_frequencies,
     checked_indices,
     checked_int,
     checked_int_list,
@@ -268,7 +269,7 @@ def apply_mrope_torch(
     base = checked_real("base", base, gt=1)  # checked even beside an inv_freq
     if inv_freq is None:
         return _rotate_by_axes_torch(x, positions, pair_axis, rope.inv_freq(d, base))
-    theta = checked_tensor("inv_freq", inv_freq, ndim=1, last_dim=d // 2)
+    theta = checked_frequencies("inv_freq", inv_freq, ndim=1, last_dim=d // 2)
     checked_same_device("inv_freq", theta, x.device)
     return _rotate_by_axes_torch(x, positions, pair_axis, theta)
 

@@ -33,6 +33,7 @@ from posenc_docs._checks import (
     checked_array,
     checked_choice,
     checked_even,
+    checked_frequencies,
     checked_position_dims,
     checked_real,
     checked_same_device,
@@ -145,7 +146,7 @@ def apply_partial_rope_torch(
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)
     if inv_freq is not None:  # its kind first, then its length against rotary_dim
-        inv_freq = checked_tensor("inv_freq", inv_freq, ndim=1)
+        inv_freq = checked_frequencies("inv_freq", inv_freq, ndim=1)
         checked_same_device("inv_freq", inv_freq, x.device)
     r = _checked_config(rotary_dim, x.shape, positions, base, layout, inv_freq)
     if r == 0:  # nothing rotated; positions still checked and broadcast as for r > 0

@@ -300,7 +300,7 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     integers are exact up to $2^{24}$ = 16,777,216; float64 goes further.
     """
     positions = _checks.checked_tensor("positions", positions, floating=False)
-    theta = _checks.checked_tensor("inv_freq", inv_freq, ndim=1)
+    theta = _checks.checked_frequencies("inv_freq", inv_freq, ndim=1)
     _checks.checked_same_device("inv_freq", theta, positions.device)
     work = _checks.work_dtype(positions, theta)
     return positions.to(work)[..., None] * theta.to(work)  # (..., T, d/2)
@@ -317,7 +317,7 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
         _checks.checked_even("d = x.shape[-1]", x.shape[-1])
         inv_freq = _default_inv_freq(x.shape[-1], base)
     else:
-        _checks.checked_tensor("inv_freq", inv_freq)
+        _checks.checked_frequencies("inv_freq", inv_freq)
     inv_freq = _angle_frequencies(inv_freq, x, positions)
     _check_shapes(x, positions, inv_freq)
     return x, positions, inv_freq
@@ -632,7 +632,7 @@ def _module_frequencies(inv_freq, d: int, base: float, *, copy: bool = True):
         checked = _checks.checked_array("inv_freq", theta)
         values = torch.from_numpy(checked).float().clone()  # CPU; a copy, as is theta
         theta = values.to(torch.get_default_device())  # as nn.Linear's weight
-    theta = _checks.checked_tensor("inv_freq", theta, last_dim=d // 2)
+    theta = _checks.checked_frequencies("inv_freq", theta, last_dim=d // 2)
     if theta.ndim != 1:
         raise ValueError(f"inv_freq must have shape ({d // 2},), got {theta.shape}")
     if theta.requires_grad:

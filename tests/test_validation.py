@@ -19,6 +19,7 @@ from posenc_docs import (
     alibi,
     learned,
     mrope,
+    partial_rotary,
     relative_bias,
     rope,
     scaling,
@@ -551,6 +552,27 @@ REVIEW_2026_12_05 = [
     ),
 ]
 EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
+F8_FREQ = torch.tensor([1.0, 0.1, 0.01, 0.001]).to(EIGHT_BITS)  # 0.001 -> 0.00195
+POS = torch.arange(2)
+REVIEW_2026_12_06 = [  # float8 frequencies failed inside torch or were 2x off
+    (lambda: rope.apply_rope_torch(X, POS, inv_freq=F8_FREQ), T, "inv_freq"),
+    (lambda: rope.angles_torch(POS, F8_FREQ), T, "inv_freq"),
+    (lambda: rope.RotaryEmbedding(8, inv_freq=F8_FREQ), T, "inv_freq"),
+    (
+        lambda: partial_rotary.apply_partial_rope_torch(
+            X, POS, rotary_dim=8, inv_freq=F8_FREQ
+        ),
+        T,
+        "inv_freq",
+    ),
+    (
+        lambda: mrope.apply_mrope_torch(
+            X, torch.stack([POS] * 3), mrope_section=(2, 1, 1), inv_freq=F8_FREQ
+        ),
+        T,
+        "inv_freq",
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -627,6 +649,7 @@ EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
         ),
         (lambda: rope.inv_freq(torch.tensor(8, device="meta")), T, "d must"),
         *REVIEW_2026_12_05,
+        *REVIEW_2026_12_06,
     ],
 )
 def test_bad_input_a_differential_review_found_is_refused_by_name(call, error, name):
