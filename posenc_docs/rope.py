@@ -703,7 +703,10 @@ class RotaryEmbedding(torch.nn.Module):
     `torch.compile` graph reads no cache but computes cos/sin from `inv_freq`
     each call, so it sees them too. An in-place write is seen by the tensor's
     version counter, which a write through `inv_freq.data` does not advance:
-    write under `torch.no_grad()` instead.
+    write under `torch.no_grad()` instead. Nor does DDP's buffer broadcast, which
+    copies rank 0's `inv_freq` into the other ranks' with their versions kept: a
+    write on one rank only leaves the others rotating with their old cache, so
+    make such writes on every rank alike.
     The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
     the paper's `"interleaved"`: pass `layout` to either to be sure.
     `torch.compile` is supported (one graph for the first offset, then one for
