@@ -30,12 +30,13 @@ integer one is read), so pass a Python float there. `bool` and strings are not
 numbers, and an integer argument must fit in int64 (checked in eager calls; under
 `torch.compile` and `torch.export` an integer may be a symbolic size, so torch's
 own checks apply there). Tensor and array data are checked for shape, dtype and
-device, but their values are not scanned (except where a value picks what is
-read: learned positions against the table, M-RoPE pair axes): a NaN in a
-position tensor propagates to the output, as it would in torch. The NumPy
-references take integer arrays as data and compute in float64; the torch twins
-take floating tensors where the data is real-valued (an integer x would round
-the encoding away).
+device (floating positions must be float32 or float64, frequencies 16-bit or
+wider: narrower floats have rounded them already), but their values are not
+scanned (except where a value picks what is read: learned positions against the
+table, M-RoPE pair axes): a NaN in a position tensor propagates to the output,
+as it would in torch. The NumPy references take integer arrays as data and
+compute in float64; the torch twins take floating tensors where the data is
+real-valued (an integer x would round the encoding away).
 """
 
 __version__ = "0.1.0"

@@ -187,6 +187,21 @@ def checked_tensor(
     )
 
 
+def checked_positions(name: str, positions, **shape) -> torch.Tensor:
+    """A position tensor as `checked_tensor` checks it (integer or floating), but
+    not in a float narrower than float32: it has rounded the positions already,
+    past the last integer it holds exactly (bf16: 256, so 257 reads as 256), and
+    no later upcast restores them."""
+    positions = checked_tensor(name, positions, floating=False, **shape)
+    if positions.is_floating_point() and positions.dtype.itemsize < 4:
+        exact = round(2 / torch.finfo(positions.dtype).eps)
+        raise TypeError(
+            f"{name} must be integers, float32 or float64, got dtype "
+            f"{positions.dtype}, exact only up to {exact}"
+        )
+    return positions
+
+
 def checked_frequencies(name: str, theta, **shape) -> torch.Tensor:
     """A frequency tensor as `checked_tensor` checks it, float8 refused: its angles
     failed in torch's type promotion, or (where a cast came first) were formed from

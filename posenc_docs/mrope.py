@@ -32,6 +32,7 @@ from posenc_docs._checks import (
     checked_int,
     checked_int_list,
     checked_position_dims,
+    checked_positions,
     checked_real,
     checked_same_device,
     checked_tensor,
@@ -105,7 +106,7 @@ def _checked_positions(name, positions, x_shape, n_axes=None):
 
 def _checked_positions_torch(name, positions, x, n_axes):
     """`_checked_positions` for a torch `x`: a tensor on x's device."""
-    positions = checked_tensor(name, positions, min_ndim=2, floating=False)
+    positions = checked_positions(name, positions, min_ndim=2)
     _check_positions_shape(name, positions.shape, x.shape, n_axes)
     checked_same_device(name, positions, x.device)
     return positions

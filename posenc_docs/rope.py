@@ -283,9 +283,11 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     Parameters
     ----------
     positions : torch.Tensor of shape (..., T)
-        Token positions m.
+        Token positions m: integer, float32 or float64 (a narrower float has
+        rounded them already: bf16 holds integers exactly only up to 256).
     inv_freq : torch.Tensor of shape (d/2,)
-        Pair frequencies $\theta_i$, floating, on positions' device.
+        Pair frequencies $\theta_i$, floating (16-bit or wider), on positions'
+        device.
 
     Returns
     -------
@@ -299,7 +301,7 @@ def angles_torch(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tenso
     (2 radians on an angle of 1000). So inputs are upcast to float32 first, whose
     integers are exact up to $2^{24}$ = 16,777,216; float64 goes further.
     """
-    positions = _checks.checked_tensor("positions", positions, floating=False)
+    positions = _checks.checked_positions("positions", positions)
     theta = _checks.checked_frequencies("inv_freq", inv_freq, ndim=1)
     _checks.checked_same_device("inv_freq", theta, positions.device)
     work = _checks.work_dtype(positions, theta)
@@ -311,7 +313,7 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
     _checks.checked_choice("layout", layout, LAYOUTS)
     base = _checks.checked_real("base", base, gt=1)
     x = _checks.checked_tensor("x", x, min_ndim=2)
-    positions = _checks.checked_tensor("positions", positions, floating=False)
+    positions = _checks.checked_positions("positions", positions)
     _checks.checked_same_device("positions", positions, x.device)
     if inv_freq is None:
         _checks.checked_even("d = x.shape[-1]", x.shape[-1])
@@ -477,8 +479,8 @@ def apply_rope_torch(
     r"""Torch twin of [`apply_rope`][] (same arguments, tensors in).
 
     x may have any floating dtype (float8 included: the rotation runs in float32
-    and only the result is cast back); positions and a floating `inv_freq` are
-    tensors on x's device.
+    and only the result is cast back); positions (integer, float32 or float64)
+    and a floating `inv_freq` (16-bit or wider) are tensors on x's device.
 
     Returns
     -------

@@ -26,8 +26,8 @@ from posenc_docs._checks import (
     checked_array,
     checked_int,
     checked_int_list,
+    checked_positions,
     checked_real,
-    checked_tensor,
     work_dtype,
 )
 
@@ -86,7 +86,7 @@ def llama4_attention_scale_torch(positions, *, floor_scale=8192, attn_scale=0.1)
     $\tau(p) = 1 + a \ln(1 + \lfloor (p + 1) / F \rfloor)$, with F = `floor_scale`
     and a = `attn_scale`, as in `llama4_attention_scale`.
     """
-    p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
+    p = _work(checked_positions("positions", positions, min_ndim=0))
     F = checked_int("floor_scale", floor_scale)
     a = checked_real("attn_scale", attn_scale, ge=0)
     return 1.0 + a * torch.log1p(torch.floor((p + 1.0) / F))
@@ -138,7 +138,7 @@ def qwen_logn_scale_torch(positions, *, seq_length=8192):
     $\tau(p) = \ln(p + 1) / \ln L$ if $p + 1 > L$, else 1, with L = `seq_length`,
     as in `qwen_logn_scale`.
     """
-    p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
+    p = _work(checked_positions("positions", positions, min_ndim=0))
     L = checked_int("seq_length", seq_length, minimum=2)
     n = p + 1.0
     logn = torch.log(n.clamp(min=1.0)) / np.log(L)
@@ -196,7 +196,7 @@ def yarn_logit_scale_torch(positions, *, original_max_position_embeddings, mscal
     -----
     $(0.1\, \mu \ln s + 1)^2$ with $s = \max(1, (p + 1)/L)$ at position p.
     """
-    p = _work(checked_tensor("positions", positions, min_ndim=0, floating=False))
+    p = _work(checked_positions("positions", positions, min_ndim=0))
     L = checked_int(
         "original_max_position_embeddings", original_max_position_embeddings
     )

@@ -554,7 +554,18 @@ REVIEW_2026_12_05 = [
 EIGHT_BITS = torch.float8_e4m3fn  # torch has no arithmetic in it
 F8_FREQ = torch.tensor([1.0, 0.1, 0.01, 0.001]).to(EIGHT_BITS)  # 0.001 -> 0.00195
 POS = torch.arange(2)
+BF16_POS = torch.arange(2, dtype=torch.bfloat16)  # exact only up to 256
 REVIEW_2026_12_06 = [  # float8 frequencies failed inside torch or were 2x off
+    (lambda: rope.apply_rope_torch(X, BF16_POS), T, "positions"),  # and bf16, fp16
+    (lambda: rope.angles_torch(BF16_POS, torch.ones(4)), T, "positions"),  # positions
+    (
+        lambda: mrope.apply_mrope_torch(
+            X, torch.stack([POS] * 3).half(), mrope_section=(2, 1, 1)
+        ),
+        T,
+        "positions_thw",
+    ),
+    (lambda: temperature.qwen_logn_scale_torch(BF16_POS), T, "positions"),
     (lambda: rope.apply_rope_torch(X, POS, inv_freq=F8_FREQ), T, "inv_freq"),
     (lambda: rope.angles_torch(POS, F8_FREQ), T, "inv_freq"),
     (lambda: rope.RotaryEmbedding(8, inv_freq=F8_FREQ), T, "inv_freq"),
