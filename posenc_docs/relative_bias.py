@@ -184,7 +184,7 @@ def t5_bias(table, q_len, k_len, *, bidirectional=True, max_distance=128):
     (its default divides by $\sqrt{d}$).
     """
     # --8<-- [start:t5_bias-body]
-    table = checked_array("table", table)
+    table = checked_array("table", table, floating=False)  # integers: float64 out
     q_len, k_len = _checked_bias_args(table, q_len, k_len, bidirectional, max_distance)
     query_pos = np.arange(k_len - q_len, k_len)  # (q,)
     relative = np.arange(k_len)[None, :] - query_pos[:, None]  # (q, k)

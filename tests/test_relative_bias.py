@@ -168,6 +168,15 @@ def test_bias_equals_hugging_face_compute_bias():
             np.testing.assert_allclose(twin.numpy(), ours)
 
 
+def test_an_integer_table_is_data_like_any_numpy_reference_takes():
+    """The policy: NumPy references take integer arrays and compute in float64
+    (an int table was refused as not floating)."""
+    table = np.arange(64).reshape(32, 2)  # (num_buckets, n_heads)
+    got = t5_bias(table, 3, 5)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, t5_bias(table.astype(np.float64), 3, 5))
+
+
 def test_bias_torch_gradcheck():
     table = torch.randn(8, 3, dtype=torch.float64, requires_grad=True)
     for bidirectional in (True, False):  # encoder and decoder buckets
