@@ -160,15 +160,17 @@ def attention_torch(
     r"""Torch twin of [`attention`][] (same arguments): scaled dot-product attention.
 
     q, k and v are tensors of one dtype and device; `bias` (optional) is a
-    tensor of that dtype on that device (under `torch.autocast` a bias of
-    another floating dtype is cast to q's, as autocast casts
-    `scaled_dot_product_attention`'s mask, and so rounded: in bfloat16 an ALiBi
-    bias is exact only for power-of-two slopes and distances up to 256).
+    tensor of that dtype on that device (under `torch.autocast`, where q from a
+    projection is in the autocast dtype, a bias of another floating dtype is
+    cast to q's, as autocast casts `scaled_dot_product_attention`'s mask, and so
+    rounded: in bfloat16 an ALiBi bias is exact only for power-of-two slopes and
+    distances up to 256).
 
     Returns
     -------
     torch.Tensor or tuple of torch.Tensor
-        As attention, in q's dtype; differentiable.
+        As attention, in q's dtype (under `torch.autocast`, the autocast dtype,
+        as `scaled_dot_product_attention`'s); differentiable.
 
     Notes
     -----

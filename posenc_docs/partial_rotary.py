@@ -140,8 +140,8 @@ def apply_partial_rope_torch(
     $\theta_i = b^{-2i/r}$, `out[..., r:] = x[..., r:]`. Same pair layouts,
     within the prefix: `"half"` (the default), pair i is `(x[i], x[i + r/2])`;
     `"interleaved"`, pair i is `(x[2i], x[2i+1])`. Keeps x's dtype (angles in
-    float32, float64 for float64 x) and is differentiable in x (and in a tensor
-    `inv_freq`, as `rope.apply_rope_torch`).
+    float32, float64 if x, positions or `inv_freq` is float64) and is
+    differentiable in x (and in a tensor `inv_freq`, as `rope.apply_rope_torch`).
     """
     # --8<-- [start:apply_partial_rope_torch-body]
     x = checked_tensor("x", x, min_ndim=2)

@@ -37,7 +37,8 @@ def inv_freq(d: int, base: float = 10000.0) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Shape `(d/2,)`, from 1 down to about 1/base.
+        Shape `(d/2,)`, from 1 down to $b^{-(d-2)/d}$ (about 1/base for
+        large d).
 
     Notes
     -----

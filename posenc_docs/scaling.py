@@ -344,9 +344,11 @@ def yarn_ramp_bounds(
     Raises
     ------
     ValueError
-        If low > high after the clamping: every pair turns more than `beta_fast`
-        times within $L_0$ (a long $L_0$ or a small base), or none turns
-        `beta_slow` times.
+        If low > high after the clamping, i.e. low > d - 1 or high < 0 (a very
+        long $L_0$ or small base, or a very short $L_0$). Every pair turning more
+        than `beta_fast` times does not raise on its own (low between d/2 - 1 and
+        d - 1): the ramp then lies past the last pair and every pair is kept, as
+        in Hugging Face.
 
     Notes
     -----
@@ -490,10 +492,10 @@ def yarn(
     \end{aligned}$$
 
     Pairs with more than $\beta_{fast}$ rotations in $L_0$ keep $\theta_i$; fewer
-    than $\beta_{slow}$ get $\theta_i/s$. `attention_factor`: the explicit value,
-    else $g(s, \text{mscale}) / g(s, \text{mscale\_all\_dim})$ when both are
-    non-zero,
-    else $g(s, 1) = 0.1 \ln s + 1$ (`yarn_mscale`).
+    than $\beta_{slow}$ get $\theta_i/s$, unless the ramp collapses to one index
+    (low = high: pairs up to it keep $\theta_i$). `attention_factor`: the
+    explicit value, else $g(s, \text{mscale}) / g(s, \text{mscale\_all\_dim})$
+    when both are non-zero, else $g(s, 1) = 0.1 \ln s + 1$ (`yarn_mscale`).
     """
     d, base = checked_even("d", d), checked_real("base", base, gt=1)
     factor = checked_real("factor", factor, ge=1)
@@ -573,6 +575,13 @@ def longrope(
         float64 frequencies $\theta'_i$.
     attention_factor : float
         Multiplies cos and sin (logits scale by its square).
+
+    Raises
+    ------
+    ValueError
+        `factor` and `max_position_embeddings` both None, or, with `factor`
+        None, `max_position_embeddings` below $L_0$; a factor list not of
+        length d/2 or not positive; `attention_factor` given with an mscale.
 
     Notes
     -----

@@ -307,6 +307,11 @@ def test_under_autocast_a_float32_bias_meets_the_autocast_queries():
             attention_torch(q, k, v, bias=bias.long())
     assert ours.dtype == sdpa.dtype == torch.bfloat16
     torch.testing.assert_close(ours, sdpa, rtol=2e-2, atol=2e-2)
+    q32 = torch.randn(2, 5, 8)  # float32 q given straight to attention_torch
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = attention_torch(q32, q32, q32)
+        sdpa = torch.nn.functional.scaled_dot_product_attention(q32, q32, q32)
+    assert out.dtype == sdpa.dtype == torch.bfloat16  # the autocast dtype, as SDPA
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
