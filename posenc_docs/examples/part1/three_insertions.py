@@ -18,9 +18,8 @@ signals = {
     "no position signal": {},
     "PE added to x": {"added": table(T, d)},
     "q and k rotated (RoPE)": {"rotate": lambda t: apply_rope(t, np.arange(T))},
-    "ALiBi bias on the scores": {
-        "bias": alibi_bias(8, T, T, causal=False)[0]  # head 1 of 8: slope 1/2
-    },
+    # head 1 of 8, slope 1/2
+    "ALiBi bias on the scores": {"bias": alibi_bias(8, T, T, causal=False)[0]},
 }
 print("max |f(shuffled x) - shuffled f(x)|")
 for where, signal in signals.items():

@@ -16,7 +16,8 @@ w_q, w_k, w_v = random_head(d, d, seed=0)  # one attention head, random weights
 def outputs(words, *, positions, causal=False):
     x = np.stack([vocab[w] for w in words])  # (T, d)
     if positions:
-        x = x + table(len(words), d)  # slot t gets PE(t), whatever word sits there
+        # slot t gets PE(t), whatever word sits there
+        x = x + table(len(words), d)
     out = self_attention(x, w_q, w_k, w_v, causal=causal)  # (T, d)
     return dict(zip(words, out, strict=True))  # word -> its output vector
 
