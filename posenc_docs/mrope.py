@@ -183,10 +183,9 @@ def _rotate_by_axes_torch(x, positions, pair_axis, inv_freq):
     positions, else float32) or a tensor on x's device; angles in the widest of
     them, as in `rope.apply_rope_torch`."""
     work, inv_freq = work_dtype(x), rope._angle_frequencies(inv_freq, x, positions)
-    wide = work_dtype(positions, inv_freq)  # float64 if either is
     index = torch.from_numpy(pair_axis).to(x.device)
-    per_pair = positions.to(wide)[index].movedim(0, -1)  # (..., T, d/2)
-    angle = per_pair * inv_freq.to(wide)
+    per_pair = positions.to(inv_freq.dtype)[index].movedim(0, -1)  # (..., T, d/2)
+    angle = per_pair * inv_freq
     cos, sin = angle.cos().to(work), angle.sin().to(work)
     # pair i = (x[i], x[i + d/2]): rope's half-layout rotation
     return rope._rotate_torch(x.to(work), cos, sin, "half").to(x.dtype)

@@ -328,12 +328,12 @@ def _torch_args(x, positions, base, inv_freq, layout="interleaved"):
 
 def _angle_frequencies(inv_freq, x, positions) -> torch.Tensor:
     """Frequencies to form angles with, on x's device: a NumPy array (defaults) in
-    the rotation's dtype, float64 for float64 positions too; a tensor widened to
-    float64 for float64 x."""
+    the rotation's dtype, float64 for float64 positions too; a tensor widened
+    alike, to float64 for float64 x or positions."""
+    work = _checks.work_dtype(x, positions)
     if isinstance(inv_freq, np.ndarray):
-        work = _checks.work_dtype(x, positions)
         return torch.from_numpy(inv_freq).to(x.device, work)
-    return inv_freq.to(torch.promote_types(inv_freq.dtype, _checks.work_dtype(x)))
+    return inv_freq.to(torch.promote_types(inv_freq.dtype, work))
 
 
 def _rotate_complex_torch(x: torch.Tensor, cis: torch.Tensor) -> torch.Tensor:
