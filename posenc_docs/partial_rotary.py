@@ -90,7 +90,8 @@ def apply_partial_rope(
         head width when the config's dict holds `partial_rotary_factor`. Of
         shape (0,) when `rotary_dim` is 0 (checked, not used). The method's
         `attention_factor` scales the rotated features only (Hugging Face
-        multiplies cos and sin by it): multiply `out[..., :rotary_dim]`.
+        multiplies cos and sin by it): multiply `out[..., :rotary_dim]`, or
+        use `rope.RotaryEmbedding(d, rotary_dim=..., attention_factor=...)`.
 
     Returns
     -------

@@ -621,6 +621,16 @@ def permute_qk_weight(w, n_heads: int, perm):
 # ---------------------------------------------------------------- module
 
 
+def _checked_rotary_dim(rotary_dim, d: int) -> int:
+    """RotaryEmbedding's `rotary_dim`: d when None, else even, 2 <= it <= d."""
+    if rotary_dim is None:
+        return d
+    rotary_dim = _checks.checked_even("rotary_dim", rotary_dim)
+    if rotary_dim > d:
+        raise ValueError(f"rotary_dim must be <= d = {d}, got {rotary_dim}")
+    return rotary_dim
+
+
 @torch.inference_mode(False)  # built or updated in an inference pass, it trains
 def _module_frequencies(inv_freq, d: int, base: float, *, copy: bool = True):
     """RotaryEmbedding's checked float32 frequencies: (their values on the CPU,
@@ -657,7 +667,13 @@ class RotaryEmbedding(torch.nn.Module):
     Parameters
     ----------
     d : int
-        Head (rotary) dimension, even.
+        Head width: the last dim of q and k, even.
+    rotary_dim : int, optional
+        Features rotated, the first `rotary_dim` of each head, even,
+        `2 <= rotary_dim <= d` (GPT-NeoX's `rotary_pct`, Phi's
+        `partial_rotary_factor`); the rest pass through unchanged. Default d.
+        Its frequencies are $b^{-2i/r}$ with r = `rotary_dim`, and `layout` and
+        `inv_freq` apply within the prefix.
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     max_len : int, default 2048
@@ -665,15 +681,16 @@ class RotaryEmbedding(torch.nn.Module):
         cache grows it (to at least twice its length); one that starts past its
         end computes its own rows and leaves the cache as it is.
     layout : str, default "half"
-        Pair layout: `"half"`, pair i is `(x[i], x[i + d/2])` (HF
-        LLaMA checkpoints); or `"interleaved"`, pair i is `(x[2i], x[2i+1])`
-        (Meta checkpoints).
-    inv_freq : array or tensor of shape (d/2,), optional
+        Pair layout, with r = `rotary_dim`: `"half"`, pair i is
+        `(x[i], x[i + r/2])` (HF LLaMA checkpoints); or `"interleaved"`, pair i
+        is `(x[2i], x[2i+1])` (Meta checkpoints); i < r/2.
+    inv_freq : array or tensor of shape (rotary_dim/2,), optional
         Frequencies from a scaling method, instead of $b^{-2i/d}$. Copied:
         modules built from one array each own their frequencies.
     attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so
-        $q \cdot k$ (the logits) scale by its square (YaRN's mscale).
+        $q \cdot k$ (the logits) scale by its square (YaRN's mscale); with
+        `rotary_dim < d` only the rotated features are scaled, as in Hugging Face.
 
     Notes
     -----
@@ -721,6 +738,7 @@ class RotaryEmbedding(torch.nn.Module):
         self,
         d,
         *,
+        rotary_dim=None,
         base=10000.0,
         max_len=2048,
         layout="half",
@@ -735,8 +753,8 @@ class RotaryEmbedding(torch.nn.Module):
         self.attention_factor = _checks.checked_real(
             "attention_factor", attention_factor, gt=0
         )
-        self.d = d
-        self._frequencies, theta = _module_frequencies(inv_freq, d, base)
+        self.d, self.rotary_dim = d, _checked_rotary_dim(rotary_dim, d)
+        self._frequencies, theta = _module_frequencies(inv_freq, self.rotary_dim, base)
         self.register_buffer("inv_freq", theta, persistent=False)
         # cos_cached and sin_cached are plain attributes, not buffers: their
         # length follows the data, and DDP broadcasts every buffer each forward
@@ -785,7 +803,7 @@ class RotaryEmbedding(torch.nn.Module):
         )
         # base is not read: inv_freq is given
         self._frequencies, theta = _module_frequencies(
-            self.inv_freq, self.d, None, copy=False
+            self.inv_freq, self.rotary_dim, None, copy=False
         )
         self.inv_freq = theta
         self._build_cache(self.cos_cached.shape[0])
@@ -826,10 +844,15 @@ class RotaryEmbedding(torch.nn.Module):
         return self.cos_cached[offset:end], self.sin_cached[offset:end]
 
     def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
-        """x (..., T, d) rotated by cos/sin (T, d/2), in x's dtype."""
-        work = _checks.work_dtype(x)
+        """x (..., T, d) with its first r = rotary_dim features rotated by cos/sin
+        (..., T, r/2), in x's dtype."""
+        r, work = self.rotary_dim, _checks.work_dtype(x)
         cos, sin = cos.to(x.device, work), sin.to(x.device, work)
-        return _rotate_torch(x.to(work), cos, sin, self.layout).to(x.dtype)
+        prefix = x[..., :r].to(work)  # (..., T, r)
+        rotated = _rotate_torch(prefix, cos, sin, self.layout).to(x.dtype)
+        if r == self.d:
+            return rotated
+        return torch.cat([rotated, x[..., r:]], dim=-1)  # partial: the rest as it is
 
     def forward(
         self, q: torch.Tensor, k: torch.Tensor, offset: int = 0, *, positions=None

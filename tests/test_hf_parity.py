@@ -770,6 +770,11 @@ def test_partial_rope_with_scaled_frequencies_is_phi3s_partial_longrope(seq_len)
         )
         scale = torch.ones(head_dim).index_fill(0, torch.arange(r), factor)
         torch.testing.assert_close(ours * scale, hf_out, rtol=1e-5, atol=1e-5)
+    module = rope.RotaryEmbedding(
+        head_dim, rotary_dim=r, inv_freq=inv_freq, attention_factor=factor
+    )  # the same in one module: the factor on the rotated features alone
+    for ours, hf_out in zip(module(q, k, positions=position_ids), theirs, strict=True):
+        torch.testing.assert_close(ours, hf_out, rtol=1e-5, atol=1e-5)
 
 
 def test_rotary_module_takes_hfs_position_ids_of_a_left_padded_batch():

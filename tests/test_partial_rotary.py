@@ -126,6 +126,12 @@ def test_equals_hugging_face_gpt_neox(head_dim, pct):
     )
     assert twin.dtype == torch.float32
     np.testing.assert_allclose(twin.numpy(), q_hf.numpy(), atol=HF_ATOL)
+    module = rope.RotaryEmbedding(head_dim, rotary_dim=r)
+    rows = torch.from_numpy(positions)  # (B, T): HF's position_ids
+    for ours, theirs in zip(
+        module(q_t, k_t, positions=rows), (q_hf, k_hf), strict=True
+    ):
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=HF_ATOL)
 
 
 def test_equals_hugging_face_phi():
@@ -349,3 +355,36 @@ def test_torch_twin_rotates_with_its_base():
             row = x[b, t].tolist()
             expected = rotated_row(row[:4], [(7 + t) * f for f in freqs]) + row[4:]
             np.testing.assert_allclose(got[b, t].numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+def test_rotary_module_with_rotary_dim_is_the_partial_function(layout):
+    """RotaryEmbedding(d, rotary_dim=r): the prefix rotated as apply_partial_rope
+    (frequencies from r) with the attention factor on it alone, the rest passed
+    through bit for bit; from an offset and with per-row positions alike."""
+    d, r, factor = 24, 8, 1.25
+    q, k = qk((2, 3, 5, d), 5), qk((2, 1, 5, d), 6)
+    q_t, k_t = torch.from_numpy(q).float(), torch.from_numpy(k).float()
+    module = rope.RotaryEmbedding(
+        d, rotary_dim=r, layout=layout, attention_factor=factor
+    )
+    assert module.inv_freq.shape == (r // 2,)
+    rows = np.array([np.arange(7, 12), [1, 1, 0, 1, 2]])  # (B, T)
+    calls = {
+        "offset": module(q_t, k_t, 7),
+        "rows": module(q_t, k_t, positions=torch.from_numpy(rows)),
+    }
+    for name, positions in (("offset", np.arange(7, 12)), ("rows", rows[:, None])):
+        for x, ours in zip((q, k), calls[name], strict=True):
+            want = apply_partial_rope(x, positions, rotary_dim=r, layout=layout)
+            want[..., :r] *= factor
+            np.testing.assert_allclose(ours.numpy(), want, atol=2e-6)
+            assert torch.equal(ours[..., r:], torch.from_numpy(x[..., r:]).float())
+
+
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+def test_gradcheck_rotary_module_with_rotary_dim(layout):
+    module = rope.RotaryEmbedding(12, rotary_dim=4, layout=layout, attention_factor=1.5)
+    q = torch.from_numpy(qk((1, 2, 4, 12), 7)).requires_grad_()
+    k = torch.from_numpy(qk((1, 1, 4, 12), 8)).requires_grad_()
+    assert torch.autograd.gradcheck(lambda q, k: module(q, k, 3), (q, k))

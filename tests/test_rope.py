@@ -976,13 +976,14 @@ def test_low_precision_in_same_dtype_out(layout, dtype):
 
 
 def test_torch_compile_matches_eager():
-    """One graph (fullgraph: no break), forward and backward, both layouts."""
+    """One graph (fullgraph: no break), forward and backward, both layouts, all
+    of the head rotated or its first half (rotary_dim)."""
     if not hasattr(torch, "compile"):
         pytest.skip("torch.compile is unavailable in this torch build")
     q = torch.randn(1, 2, 5, 8, generator=torch.Generator().manual_seed(11))
     q.requires_grad_()
-    for layout in LAYOUTS:
-        rope = RotaryEmbedding(8, layout=layout)
+    for layout, rotary_dim in itertools.product(LAYOUTS, (8, 4)):
+        rope = RotaryEmbedding(8, layout=layout, rotary_dim=rotary_dim)
         # aot_eager traces forward and backward without a C++ toolchain: cheap
         compiled = torch.compile(rope, backend="aot_eager", fullgraph=True)
         results = []

@@ -179,6 +179,11 @@ SWEEP = [
         {"d": 8},
         {
             "d": EVEN,
+            "rotary_dim": [
+                *EVEN,
+                ("past d", 10, ValueError),
+                ("NumPy array", np.array([4]), TypeError),
+            ],
             "base": BASE,
             "max_len": POSITIVE_INT,
             "layout": LAYOUT,
