@@ -193,10 +193,11 @@ FIGURES = [
         alt=(
             "Two panels of the RoPE relative upper bound for d = 128. Left: from 32.5 "
             "at distance 0 it falls fast, with wiggles, to about 6.5 by distance 256. "
-            "Right, on a log axis to 65,536, shown as a band per bin: past a few "
-            "hundred the bin means keep falling slowly and level off after a few "
-            "thousand, while the band widens to between roughly 1 and 14 rather "
-            "than reaching zero."
+            "Right, on a log axis to 65,536, distances are grouped in log-spaced "
+            "bins, each drawn as a band from its lowest to its highest value with "
+            "a line at its mean: past a few hundred the means keep falling slowly "
+            "and level off after a few thousand, while the band widens to between "
+            "roughly 1 and 14 rather than reaching zero."
         ),
     ),
     FigureSpec(

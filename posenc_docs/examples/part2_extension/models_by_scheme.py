@@ -24,9 +24,10 @@ def evidence(model):
     theta = f"rope_theta {model.rope_theta:,.0f}"
     if "local_rope_theta" in model.extra:  # ModernBERT: two kinds of layer
         theta += f" (global layers; local {model.extra['local_rope_theta']:,.0f})"
+    layout = {"half": "half-split"}.get(model.rope_layout, model.rope_layout)
     return (
-        f"{theta}, rotates {model.rotary_dim} of "
-        f"{model.head_dim} head dims ({model.rope_layout}), scaling: {scaled}"
+        f"{theta}, rotates {model.rotary_dim} of {model.head_dim} head dims "
+        f"in {layout} pairs, scaling: {scaled}"
     )
 
 
