@@ -685,7 +685,7 @@ class RotaryEmbedding(torch.nn.Module):
         `(x[i], x[i + r/2])` (HF LLaMA checkpoints); or `"interleaved"`, pair i
         is `(x[2i], x[2i+1])` (Meta checkpoints); i < r/2.
     inv_freq : array or tensor of shape (rotary_dim/2,), optional
-        Frequencies from a scaling method, instead of $b^{-2i/d}$. Copied:
+        Frequencies from a scaling method, instead of $b^{-2i/r}$. Copied:
         modules built from one array each own their frequencies.
     attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so

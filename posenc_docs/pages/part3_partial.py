@@ -33,7 +33,7 @@ def partial_table(names=PARTIAL_MODELS) -> str:
             (name, f"{model.rotary_dim} of {model.head_dim}",
              f"`{field}` {value}" if field else "(none: all)", model.rope_layout)
         )  # fmt: skip
-    return markdown_table(("model", "rotated", "config field", "pairs"), rows)
+    return markdown_table(("model", "rotated", "config field", "pair layout"), rows)
 
 
 # --8<-- [start:mla_absorption_gaps]
