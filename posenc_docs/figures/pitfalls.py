@@ -74,8 +74,9 @@ FIGURES = [
         params={"d": 128},
         alt=(
             "Log-log chart of the largest cosine error in a RoPE table against "
-            "position, from 16 to 131,072. Angles computed in bf16 are already off by "
-            "about 0.2 at position 16 and reach the worst possible error, about 2, "
+            "position, from 16 to 131,072. With angles computed in bf16 the cosine is "
+            "already off by about 0.2 at position 16 and reaches the worst possible "
+            "error, about 2, "
             "from a few hundred positions on; float32 angles grow slowly and stay "
             "below one hundredth at 131,072; a float32 table stored in bf16 sits near "
             "two thousandths until the float32 drift overtakes it."

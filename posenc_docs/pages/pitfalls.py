@@ -272,8 +272,9 @@ def rope_cos_error(start: int, dtype=torch.bfloat16, *, cache_dtype=None, d=128)
     Notes
     -----
     Reference: the same cosines in float64. A bf16 number has 8 significant bits,
-    so above 256 not every integer position exists and an angle near 1000
-    radians is only known to within 2.
+    so above 256 not every integer position exists (from 1024, only multiples
+    of 8), and the rounded position, frequency and product put an angle near
+    1000 radians off by several radians.
     """
     # --8<-- [start:rope_cos_error-body]
     theta = rope.inv_freq(d)  # (d/2,) float64
