@@ -17,16 +17,18 @@
 # Sinusoidal encodings, a learned position table, RoPE and ALiBi, all run on the
 # same toy batch with the tested functions of `posenc_docs`. Every cell prints
 # what it checks, and the site runs this notebook on every build, so the numbers
-# below are current. Download it with the link above and run it with the
-# `posenc_docs` wheel this site serves installed (its Install page has the
-# command), or from a checkout of the site.
+# below are current. Download it with the link above. To run it yourself,
+# install the `posenc_docs` wheel this site serves (its Install page has the
+# command), or use a checkout of the site.
 #
 # The four methods put position in three different places:
 #
 # - **sinusoidal**: a fixed vector added to each token embedding, once;
 # - **learned**: a trained row added to each token embedding, once;
-# - **RoPE**: queries and keys rotated by $m\theta_i$, in every attention layer;
-# - **ALiBi**: $-m_h (i - j)$ added to the attention logits, in every layer.
+# - **RoPE**: the query and key at position $m$ rotated, pair $i$ by the angle
+#   $m\theta_i$, in every attention layer;
+# - **ALiBi**: a penalty $-m_h (i - j)$ added to the attention logit of query $i$
+#   and key $j$, where $m_h$ is head $h$'s slope, in every layer.
 
 # %%
 import numpy as np
@@ -52,8 +54,9 @@ print("token embeddings x:", tuple(x.shape))
 # would let the model easily learn to attend by relative positions; they also
 # expected it might let the model extrapolate to sequences longer than those seen
 # in training. Linearity alone does not make the dot product of two encodings
-# depend only on their offset. That follows because the map rotates each
-# (sin, cos) pair by $k\,\omega_i$ and every pair has length 1, so
+# depend only on their offset. Two more facts do: the map rotates each
+# (sin, cos) pair by the angle $k\,\omega_i$, where $\omega_i = 10000^{-2i/d}$ is
+# pair $i$'s frequency, and every pair has length 1. So
 # $PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$ wherever $p$ is, which the cell
 # below checks.
 
@@ -123,6 +126,10 @@ for layout in ("interleaved", "half"):
         print(f"{layout:>11}: m={m:>6}, n={n:>6}: {score:.6f}")
 
 # %% [markdown]
+# The two layouts give different scores because they pair different features of
+# the same vectors, so they rotate them differently. What matters is that within
+# each layout the score is the same at all three position pairs.
+#
 # Two more checks on the same tensors. Meta's complex-number form of RoPE is the
 # interleaved layout, to rounding. And with a KV cache, a new token is rotated
 # alone at its true position (`offset = past length`), which must give the same
@@ -145,14 +152,17 @@ print(f"last token alone, offset {T - 1}: max diff {diff:.1e}")
 #
 # ALiBi adds $-m_h (i - j)$ to the scaled logit of query $i$ and key $j \le i$
 # in head $h$, and $-\infty$ above the diagonal. The slopes $m_h$ come from the
-# paper's reference code: a geometric sequence for 8 heads. When the head count
+# paper's reference code. For a head count $n$ that is a power of two they are
+# $2^{-8/n}, 2^{-16/n}, \dots, 2^{-8}$; for 8 heads, $1/2, 1/4, \dots, 1/256$. When
+# the head count
 # is not a power of two, such as 12, the code takes the sequence for the power of
 # two below it (8 heads) and appends every other slope of the sequence for twice
 # that many (16 heads), as many as are missing:
 # $2^{-0.5}, 2^{-1.5}, 2^{-2.5}, 2^{-3.5}$. They sit at the end of the list;
 # in value, $2^{-0.5}$ is the largest slope of all and the other three fall
 # between the first eight. This batch has 4 heads, whose slopes are
-# $2^{-2}, 2^{-4}, 2^{-6}, 2^{-8}$: head 1's penalty grows by 1/4 a token.
+# $2^{-2}, 2^{-4}, 2^{-6}, 2^{-8}$: head 1's penalty grows by 1/4 for each token of
+# distance.
 
 # %%
 for n_heads in (8, 12, H):
@@ -236,13 +246,15 @@ article = Path(pitfalls.__file__).parents[1] / "examples/pitfalls/article_sectio
 _ = runpy.run_path(str(article))
 
 # %% [markdown]
-# Every check it prints passes. The output itself shows two slips: `-0.000` is a
-# negative zero from negating a zero distance, and `[0→3]` is query 0 reading a key
-# three positions *ahead*, which a causal decoder never does; the bias is built
-# from $|i - j|$ and penalises the future as much as the past.
+# (Its learned table has 512 rows of 64 numbers, so 32,768 parameters; the one in
+# section 2 has 16 rows.) Every check it prints passes. The output itself shows
+# two slips: `-0.000` is a negative zero from negating a zero distance, and
+# `[0→3]` is query 0 reading a key three positions *ahead*, which a causal
+# decoder never does; the bias is built from $|i - j|$ and penalises the future
+# as much as the past.
 #
-# Two more mistakes remain that its own checks cannot see: they use 4 heads, and
-# they never compute attention:
+# Two more mistakes remain that the listing's own checks cannot catch, because the
+# checks use 4 heads and never compute attention:
 #
 # - **Slopes.** It computes $2^{-8h/H}$ for heads $h = 1, \dots, H$, whatever
 #   $H$. For 4 heads (or 8, 16, ...) that is right; for 12 heads it is not what
@@ -273,3 +285,8 @@ for sign, label in [(1, "added"), (-1, "subtracted")]:
     )
     far, itself = w[0, 0, -1, 0], w[0, 0, -1, -1]
     print(f"{label:>10}: farthest {far:.4f} itself {itself:.4f}")
+
+# %% [markdown]
+# With the bias added, the last query's own key gets the most weight and the
+# farthest key, 7 tokens back, the least. Subtracting the bias swaps them: the
+# farthest key gets the most weight.

@@ -292,8 +292,8 @@ _ENTRIES = [
         extra={"sliding_window": 4096, "num_key_value_heads": 8},
         note="Each layer attends to at most sliding_window previous tokens.",
         trained_length=8192,
-        trained_length_source="Jiang et al. 2023, Mistral 7B, arXiv:2310.06825, "
-        "Table 1 (context_len 8192)",
+        trained_length_source="Jiang et al. 2023, arXiv:2310.06825, "
+        "Table 1: context_len 8192",
     ),
     ModelConfig(
         name="Llama-3-8B",

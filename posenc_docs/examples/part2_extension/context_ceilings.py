@@ -36,8 +36,8 @@ def arithmetic(model, c):
         return f"trained at {model.extra['seq_length']:,}; max {c.configured:,}"
     if "n_positions" in model.extra:
         return (
-            f"max_position_embeddings {c.configured:,}; n_positions "
-            f"{model.extra['n_positions']:,}"
+            f"max_position_embeddings {c.configured:,} (read as the ceiling); "
+            f"n_positions {model.extra['n_positions']:,} is another field"
         )
     if "sliding_window" in model.extra:
         return (
