@@ -645,9 +645,12 @@ def _module_frequencies(inv_freq, d: int, base: float, *, copy: bool = True):
         checked = _checks.checked_array("inv_freq", theta)
         values = torch.from_numpy(checked).float().clone()  # CPU; a copy, as is theta
         theta = values.to(torch.get_default_device())  # as nn.Linear's weight
-    theta = _checks.checked_frequencies("inv_freq", theta, last_dim=d // 2)
-    if theta.ndim != 1:
-        raise ValueError(f"inv_freq must have shape ({d // 2},), got {theta.shape}")
+    theta = _checks.checked_frequencies("inv_freq", theta)
+    if tuple(theta.shape) != (d // 2,):  # d is the rotated width, rotary_dim
+        raise ValueError(
+            f"inv_freq must have shape (rotary_dim/2,) = ({d // 2},), got "
+            f"{tuple(theta.shape)}"
+        )
     if theta.requires_grad:
         raise ValueError(
             "inv_freq requires grad, but RotaryEmbedding caches cos/sin and would "
@@ -690,7 +693,8 @@ class RotaryEmbedding(torch.nn.Module):
     attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so
         $q \cdot k$ (the logits) scale by its square (YaRN's mscale); with
-        `rotary_dim < d` only the rotated features are scaled, as in Hugging Face.
+        `rotary_dim < d` only the rotated features are scaled, as in Hugging Face,
+        so only their share of $q \cdot k$ scales by the square.
 
     Notes
     -----
@@ -710,7 +714,8 @@ class RotaryEmbedding(torch.nn.Module):
     each move, so a module built under `torch.device("meta")` works after
     `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
-    scaled frequencies or `attention_factor`; build the module with the same ones.
+    `rotary_dim`, scaled frequencies or `attention_factor`; build the module with
+    the same ones.
     A state dict that holds `inv_freq` keys (some checkpoints do) loads with
     `strict=False` or with those keys dropped; the module keeps its frequencies.
     Frequencies are not trained: an `inv_freq` that requires grad is refused
@@ -761,6 +766,12 @@ class RotaryEmbedding(torch.nn.Module):
         self.cos_cached = self.sin_cached = torch.empty(0, device=theta.device)
         self._build_cache(max_len)
 
+    def extra_repr(self) -> str:
+        return (
+            f"d={self.d}, rotary_dim={self.rotary_dim}, layout={self.layout!r}, "
+            f"attention_factor={self.attention_factor}"
+        )
+
     def _cache_source(self) -> tuple:
         """What the cache was built from: the frequency tensor itself (kept, so
         that no new tensor can take its `id`), its in-place writes (counted by
@@ -778,16 +789,16 @@ class RotaryEmbedding(torch.nn.Module):
         return theta is not built or rest != built_rest
 
     def _rotation_table(self, first: int, length: int) -> tuple:
-        """cos and sin (length, d/2), float32, of positions first ..
+        """cos and sin (length, rotary_dim/2), float32, of positions first ..
         first + length - 1, times attention_factor."""
         positions = torch.arange(first, first + length, device=self.inv_freq.device)
         return self._rows(positions)
 
     def _rows(self, positions: torch.Tensor) -> tuple:
-        """cos and sin (..., T, d/2), float32, of integer positions (..., T), times
-        attention_factor."""
+        """cos and sin (..., T, rotary_dim/2), float32, of integer positions
+        (..., T), times attention_factor."""
         theta = self.inv_freq.detach().to(positions.device, torch.float32)
-        angle = angles_torch(positions, theta)  # (..., T, d/2)
+        angle = angles_torch(positions, theta)  # (..., T, rotary_dim/2)
         return angle.cos() * self.attention_factor, angle.sin() * self.attention_factor
 
     @torch.inference_mode(False)  # grown in an inference pass, it still trains
@@ -825,7 +836,8 @@ class RotaryEmbedding(torch.nn.Module):
         return self
 
     def _cos_sin(self, offset: int, length: int) -> tuple:
-        """cos and sin (length, d/2), float32, of positions offset .. offset+length-1.
+        """cos and sin (length, rotary_dim/2), float32, of positions offset ..
+        offset + length - 1.
 
         From the cache, grown (to at least twice its length) when the positions
         continue past its end; positions that start past its end are computed
@@ -892,7 +904,7 @@ class RotaryEmbedding(torch.nn.Module):
         if self._was_changed():  # inv_freq or attention_factor set on the module
             self._refresh()
         if positions is None:
-            cos, sin = self._cos_sin(offset, q.shape[-2])  # (T, d/2)
+            cos, sin = self._cos_sin(offset, q.shape[-2])  # (T, rotary_dim/2)
         else:
             cos, sin = self._rows(self._checked_positions(positions, q, k, offset))
         return self._rotate(q, cos, sin), self._rotate(k, cos, sin)

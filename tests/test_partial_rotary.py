@@ -388,3 +388,13 @@ def test_gradcheck_rotary_module_with_rotary_dim(layout):
     q = torch.from_numpy(qk((1, 2, 4, 12), 7)).requires_grad_()
     k = torch.from_numpy(qk((1, 1, 4, 12), 8)).requires_grad_()
     assert torch.autograd.gradcheck(lambda q, k: module(q, k, 3), (q, k))
+
+
+def test_rotary_module_with_rotary_dim_says_so_in_repr_and_in_a_length_error():
+    module = rope.RotaryEmbedding(16, rotary_dim=4, attention_factor=1.5)
+    assert repr(module) == (
+        "RotaryEmbedding(d=16, rotary_dim=4, layout='half', attention_factor=1.5)"
+    )
+    head_width = rope.inv_freq(16)  # (8,): frequencies of the head, not the prefix
+    with pytest.raises(ValueError, match=r"^inv_freq .*rotary_dim/2.* \(2,\)"):
+        rope.RotaryEmbedding(16, rotary_dim=4, inv_freq=head_width)
