@@ -354,7 +354,9 @@ FIGURES = [
             "output. Three coloured boxes mark where position enters: added to x "
             "before the projections (sinusoidal, learned), a rotation of q and k "
             "after them (RoPE), and a bias on the scores (ALiBi); v bypasses the "
-            "last two."
+            "last two. PE is the position vector and m_h head h's ALiBi slope. A "
+            "model uses only its own scheme's box; through the others the data "
+            "passes unchanged."
         ),
     ),
 ]
