@@ -14,6 +14,11 @@ own: its pair frequencies are $b^{-2i/r}$ with r = `rotary_dim`, computed from
 as in Hugging Face when `rotary_pct` rounds to 0), broadcast with the positions'
 leading dims as for any other `rotary_dim`.
 
+In a model, `rope.RotaryEmbedding(d, rotary_dim=r)` is the module form, with a
+cos/sin cache and `attention_factor` on the rotated features; with
+r = `int(head_dim * rotary_pct)`. It needs `rotary_dim >= 2`: for 0, skip the
+rotation.
+
 DeepSeek-V3's RoPE slice is the *last* `qk_rope_head_dim` = r features of each
 query head (its keys' is a projection of its own), so it is not a prefix for
 these functions. With `rope_interleave` (its default) Hugging Face rotates the

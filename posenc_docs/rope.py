@@ -129,16 +129,20 @@ def apply_rope(x, positions, *, base=10000.0, layout="interleaved", inv_freq=Non
     x : array_like of shape (..., T, d)
         Queries or keys, e.g. `(B, H, T, d)`.
     positions : array_like of shape (T,) or broadcastable (..., T)
-        Position m of each token; leading dims align right with x's, so
-        per-sequence positions for `(B, H, T, d)` are `(B, 1, T)`. Fewer leading
-        dims than x's, other than 1s (HF's `(B, T)` position_ids), are refused;
-        more are added to the result: for `(B, T, d)` x pass `(B, T)`, as
-        `(B, 1, T)` rotates every sequence by every row, `(B, B, T, d)`.
+        Position m of each token. Leading dims align with x's from the right:
+        for `(B, H, T, d)` x, per-sequence positions are `(B, 1, T)`; for
+        `(B, T, d)` x they are `(B, T)`. Fewer leading dims than x's, other than
+        1s (HF's `(B, T)` position_ids for `(B, H, T, d)`), are refused. More are
+        broadcast into the result, with no error: `(B, 1, T)` positions with
+        `(B, T, d)` x give a `(B, B, T, d)` result.
     base : float, default 10000.0
         RoPE base, used only when `inv_freq` is None (still checked to be > 1).
     layout : str, default "interleaved"
-        Pair layout: `"interleaved"`, pair i is `(x[2i], x[2i+1])`;
-        or `"half"`, pair i is `(x[i], x[i + d/2])`.
+        Pair layout. `"interleaved"` (RoFormer, GPT-J, Meta's LLaMA
+        checkpoints): pair i is `(x[2i], x[2i+1])`. `"half"` (GPT-NeoX and
+        Hugging Face LLaMA-family checkpoints; `RotaryEmbedding`'s default):
+        pair i is `(x[i], x[i + d/2])`. The other layout raises no error; it
+        gives wrong scores.
     inv_freq : array_like of shape (d/2,), optional
         Frequencies to use instead of $b^{-2i/d}$ (e.g. from a scaling method).
 
@@ -477,11 +481,27 @@ def _rotate_torch(x, cos, sin, layout):
 def apply_rope_torch(
     x, positions, *, base=10000.0, layout="interleaved", inv_freq=None
 ):
-    r"""Torch twin of [`apply_rope`][] (same arguments, tensors in).
+    r"""Torch twin of [`apply_rope`][]: the same arguments, tensors in.
 
-    x may have any floating dtype (float8 included: the rotation runs in float32
-    and only the result is cast back); positions (integer, float32 or float64)
-    and a floating `inv_freq` (16-bit or wider) are tensors on x's device.
+    Parameters
+    ----------
+    x : torch.Tensor of shape (..., T, d)
+        Any floating dtype (float8 included: the rotation runs in float32 and
+        only the result is cast back).
+    positions : torch.Tensor of shape (T,) or broadcastable (..., T)
+        Integer, float32 or float64, on x's device, aligned with x's leading
+        dims as in `apply_rope`: for `(B, H, T, d)` x and Hugging Face's
+        `(B, T)` position_ids, pass `position_ids[:, None, :]`.
+    base : float, default 10000.0
+        RoPE base, used only when `inv_freq` is None.
+    layout : str, default "interleaved"
+        `"interleaved"` (Meta's, RoFormer's): pair i is `(x[2i], x[2i+1])`;
+        `"half"` (Hugging Face LLaMA-family checkpoints): pair i is
+        `(x[i], x[i + d/2])`.
+    inv_freq : torch.Tensor of shape (d/2,), optional
+        Floating (16-bit or wider), on x's device: for a scaling method's NumPy
+        array pass `torch.from_numpy(inv_freq)`. It may require grad: the
+        rotation is differentiable in x, `inv_freq` and floating positions.
 
     Returns
     -------
@@ -688,8 +708,10 @@ class RotaryEmbedding(torch.nn.Module):
         `(x[i], x[i + r/2])` (HF LLaMA checkpoints); or `"interleaved"`, pair i
         is `(x[2i], x[2i+1])` (Meta checkpoints); i < r/2.
     inv_freq : array or tensor of shape (rotary_dim/2,), optional
-        Frequencies from a scaling method, instead of $b^{-2i/r}$. Copied:
-        modules built from one array each own their frequencies.
+        Frequencies from a scaling method, instead of $b^{-2i/r}$, e.g.
+        `scaling.from_rope_scaling` of a Hugging Face config, whose
+        `attention_factor` goes with them. Copied: modules built from one array
+        each own their frequencies.
     attention_factor : float, default 1.0
         Multiplies both cos and sin, i.e. the length of every rotated pair, so
         $q \cdot k$ (the logits) scale by its square (YaRN's mscale); with
@@ -698,45 +720,56 @@ class RotaryEmbedding(torch.nn.Module):
 
     Notes
     -----
-    `forward(q, k, offset)` rotates token t by $(\text{offset} + t)\, \theta_i$; with a
-    KV cache pass `offset = past_len` so new tokens continue the positions. For a
-    batch whose rows have their own positions (left padding, packed sequences),
-    pass `positions`, Hugging Face's `position_ids` of shape (B, T), instead.
-    `inv_freq` and the cache stay float32 through `.to(dtype)`/`.half()`
-    (only the device follows), so a bf16 model keeps float32 angles; float64
-    inputs are therefore rotated with float32-accurate cos/sin. float32 holds
-    every integer position only up to $2^{24}$ = 16,777,216: past it, neighbours
-    share an angle (`apply_rope_torch` with float64 x or `inv_freq` does not).
-    `inv_freq` is the one buffer; the cache (`cos_cached`, `sin_cached`, whose
-    length follows the data) is not one, so DDP, which by default
-    (`broadcast_buffers=True`) broadcasts every buffer on each forward, works
-    when ranks see different lengths. Both are rebuilt from the frequencies on
-    each move, so a module built under `torch.device("meta")` works after
-    `to_empty`. Nothing is saved in
+    **Layout.** The default is `"half"` (Hugging Face's), where `apply_rope` and
+    `apply_rope_torch` default to the paper's `"interleaved"`: pass `layout` to
+    both to be sure.
+
+    **Positions.** `forward(q, k, offset)` rotates token t by
+    $(\text{offset} + t)\, \theta_i$; with a KV cache pass `offset = past_len`
+    so new tokens continue the positions. For a batch whose rows have their own
+    positions (left padding, packed sequences), pass `positions`, Hugging
+    Face's `position_ids` of shape (B, T), instead.
+
+    **Precision.** `inv_freq` and the cache stay float32 through
+    `.to(dtype)`/`.half()` (only the device follows), so a bf16 model keeps
+    float32 angles; float64 inputs are therefore rotated with float32-accurate
+    cos/sin. float32 holds every integer position only up to $2^{24}$ =
+    16,777,216: past it, neighbours share an angle (`apply_rope_torch` with
+    float64 x or `inv_freq` does not).
+
+    **Buffers and checkpoints.** `inv_freq` is the one buffer; the cache
+    (`cos_cached`, `sin_cached`, whose length follows the data) is not one, so
+    DDP, which by default (`broadcast_buffers=True`) broadcasts every buffer on
+    each forward, works when ranks see different lengths. Both are rebuilt from
+    the frequencies on each move, so a module built under
+    `torch.device("meta")` works after `to_empty`. Nothing is saved in
     `state_dict` (as in Hugging Face): a checkpoint does not carry base, layout,
-    `rotary_dim`, scaled frequencies or `attention_factor`; build the module with
-    the same ones.
-    A state dict that holds `inv_freq` keys (some checkpoints do) loads with
-    `strict=False` or with those keys dropped; the module keeps its frequencies.
-    Frequencies are not trained: an `inv_freq` that requires grad is refused
-    (learned frequencies go to `apply_rope_torch`, which differentiates through
-    them). They may be replaced: assigning `inv_freq` (a tensor, as for any
+    `rotary_dim`, scaled frequencies or `attention_factor`; build the module
+    with the same ones. A state dict that holds `inv_freq` keys (some
+    checkpoints do) loads with `strict=False` or with those keys dropped; the
+    module keeps its frequencies.
+
+    **Training.** q and k are differentiable. Frequencies are not trained: an
+    `inv_freq` that requires grad is refused (learned frequencies go to
+    `apply_rope_torch`, which differentiates through them).
+
+    **Changing frequencies.** Assigning `inv_freq` (a tensor, as for any
     buffer: `torch.from_numpy` of a scaling method's array) or
     `attention_factor` (as Hugging Face's dynamic-NTK update reassigns its
     buffer), or writing into `inv_freq` in place (as its LongRoPE update does),
-    rebuilds the cache at the next call; a
-    `torch.compile` graph reads no cache but computes cos/sin from `inv_freq`
-    each call, so it sees them too. An in-place write is seen by the tensor's
-    version counter, which a write through `inv_freq.data` does not advance:
-    write under `torch.no_grad()` instead. Nor does DDP's buffer broadcast, which
-    copies rank 0's `inv_freq` into the other ranks' with their versions kept: a
-    write on one rank only leaves the others rotating with their old cache, so
-    make such writes on every rank alike.
-    The default layout is `"half"` (HF's), where `apply_rope_torch` defaults to
-    the paper's `"interleaved"`: pass `layout` to either to be sure.
-    `torch.compile` is supported (one graph for the first offset, then one for
-    all others, or one from the start with `dynamic=True`); TorchScript
-    (`torch.jit.script`, deprecated in torch) is not.
+    rebuilds the cache at the next call; a `torch.compile` graph reads no cache
+    but computes cos/sin from `inv_freq` each call, so it sees them too. An
+    in-place write is seen by the tensor's version counter, which a write
+    through `inv_freq.data` does not advance: write under `torch.no_grad()`
+    instead. Nor does DDP's buffer broadcast, which copies rank 0's `inv_freq`
+    into the other ranks' with their versions kept: a write on one rank only
+    leaves the others rotating with their old cache, so make such writes on
+    every rank alike.
+
+    **Compilation.** `torch.compile` is supported (one graph for the first
+    offset, then one for all others, or one from the start with
+    `dynamic=True`); TorchScript (`torch.jit.script`, deprecated in torch) is
+    not.
     """
 
     def __init__(

@@ -2,12 +2,23 @@ r"""RoPE context extension: new rotation frequencies for longer contexts.
 
 Every method returns `(inv_freq, attention_factor)` like Hugging Face
 transformers' `modeling_rope_utils`: `inv_freq` is a float64 array of the d/2
-pair frequencies $\theta'_i$ (feed it to `posenc_docs.rope.apply_rope(...,
-inv_freq=inv_freq)`) and `attention_factor` multiplies *both* cos and sin, so
-the attention logits grow by its square (with `apply_rope`, multiply the rotated
-q and k by it). Apply it there once, not again in the softmax temperature; the
-one exception is DeepSeek's split (`yarn` with `mscale_all_dim`), whose attention
+pair frequencies $\theta'_i$ and `attention_factor` multiplies *both* cos and
+sin, so the attention logits grow by its square. Give both to
+[`RotaryEmbedding`][posenc_docs.rope.RotaryEmbedding], whose default layout is
+Hugging Face's `"half"`; or give `inv_freq` to
+[`apply_rope`][posenc_docs.rope.apply_rope] (`apply_rope_torch` takes
+`torch.from_numpy(inv_freq)`) with `layout="half"` for a Hugging Face checkpoint,
+since their default `"interleaved"` is Meta's (the wrong layout raises no error,
+it gives wrong scores), and multiply the rotated q and k by `attention_factor`.
+Apply the factor there once, not again in the softmax temperature; the one
+exception is DeepSeek's split (`yarn` with `mscale_all_dim`), whose attention
 layer multiplies the softmax scale by `yarn_mscale(factor, mscale_all_dim) ** 2`.
+
+For a Hugging Face config, [`from_rope_scaling`][posenc_docs.scaling.from_rope_scaling]
+reads its `rope_scaling` (`rope_parameters` in transformers 5) and dispatches on
+`rope_type`; `posenc_docs/examples/api/hf_config.py`, run on this module's page of
+the site, gives its results to `RotaryEmbedding`.
+
 Notation: d rotary dim (the head width for `proportional`, which rotates the whole
 head), b base, s factor, $L_0$ original context length,
 $\theta_i = b^{-2i/d}$, $\lambda_i = 2\pi/\theta_i$ (wavelength).

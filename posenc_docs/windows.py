@@ -46,7 +46,9 @@ def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Boolean, shape `(q_len, k_len)`; True where attention is allowed.
+        Boolean, shape `(q_len, k_len)`; True where attention is allowed. For
+        `attention.attention`, which takes an additive bias, pass
+        `bias=np.where(mask, 0.0, -np.inf)`.
 
     Notes
     -----
@@ -80,7 +82,10 @@ def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=Non
     Returns
     -------
     torch.Tensor
-        `torch.bool`, shape `(q_len, k_len)`.
+        `torch.bool`, shape `(q_len, k_len)`. torch's
+        `scaled_dot_product_attention` takes it as `attn_mask`;
+        `attention.attention_torch` takes an additive bias:
+        `bias=torch.zeros(mask.shape, dtype=q.dtype).masked_fill(~mask, -torch.inf)`.
 
     Notes
     -----

@@ -182,6 +182,7 @@ def prose_outside_math(text: str) -> str:
 
 
 EMPHASIS = re.compile(r"(?<![\w*])\*\w[\w \n]*\w\*(?![\w*])")  # *not*, *in a line*
+LEAD = re.compile(r"^\*\*[A-Z][\w ]*\.\*\*", re.MULTILINE)  # a paragraph's **Lead.**
 DOCUMENTED = [(m.__name__, m) for m in MODULES] + CALLABLES
 
 
@@ -190,7 +191,7 @@ def test_formulas_in_docstrings_are_tex_not_emphasis(qualname, obj):
     """A `*` outside math and code is Markdown emphasis: `0.1*mu*ln(s)` renders as
     0.1<em>mu</em>ln(s). Only a word or words in stars, *like this*, is allowed."""
     prose = prose_outside_math(inspect.cleandoc(obj.__doc__ or ""))
-    prose = EMPHASIS.sub(" ", prose)
+    prose = LEAD.sub(" ", EMPHASIS.sub(" ", prose))
     stars = re.findall(r".{0,20}\*.{0,20}", prose)
     assert not stars, f"{qualname}: put formulas in $...$: {stars}"
     assert "$" not in prose, f"{qualname}: unbalanced $"

@@ -151,6 +151,9 @@ def test_the_macro_guard_can_fail():
 # What each example must print: the claim its page makes with it.
 TINY = r"\d\.\de-1[3-7]"  # rounding error
 PRINTS = {
+    "api/hf_config.py": (  # YaRN's g(4) = 0.1 ln 4 + 1, the full head rotated
+        r"64 pairs, attention factor 1\.1386\nrotated q: \(2, 4, 6, 128\)"
+    ),
     "lab/source.py": (  # the floor, checked by sampling
         r"entropy rate H\s+1\.2274 [\s\S]*sampled estimate\s+1\.22"
     ),

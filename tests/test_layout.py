@@ -60,7 +60,8 @@ def test_the_library_imports_only_stdlib_numpy_torch_and_itself(module):
 
 def test_every_library_module_has_an_api_page_and_every_page_a_module():
     pages = {p.stem for p in (ROOT / "docs" / "api").glob("*.md")}
-    assert pages == set(PUBLIC)
+    assert pages == {*PUBLIC, "index"}  # index: the package, its policy
+    assert "::: posenc_docs\n" in (ROOT / "docs" / "api" / "index.md").read_text()
     for name in PUBLIC:
         text = (ROOT / "docs" / "api" / f"{name}.md").read_text()
         assert f"::: posenc_docs.{name}" in text, name
