@@ -508,6 +508,17 @@ def apply_rope_torch(
     torch.Tensor
         x.dtype, x's shape broadcast with positions' leading dims.
 
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind: x, positions or `inv_freq` not a tensor
+        (a NumPy array included), an integer x, bf16 or fp16 positions, a
+        float8 `inv_freq`, a `layout` or `base` that is not a str or a number.
+    ValueError
+        A wrong value: an odd d, positions whose shape does not fit x's (e.g.
+        `(B, T)` for `(B, H, T, d)` x), an `inv_freq` not of shape (d/2,), a
+        tensor on another device than x, an unknown `layout`, a base <= 1.
+
     Notes
     -----
     $a' = a \cos(m\theta_i) - b \sin(m\theta_i)$,
@@ -925,6 +936,16 @@ class RotaryEmbedding(torch.nn.Module):
         -------
         tuple of torch.Tensor
             The rotated q and k, in their dtypes.
+
+        Raises
+        ------
+        TypeError
+            q, k or positions not a tensor, an integer q or k, floating
+            positions, an offset that is not an integer.
+        ValueError
+            A last dim other than d, q and k of different T, a negative offset,
+            an offset with positions, positions whose shape or device does not
+            fit q's.
         """
         offset = _checks.checked_int("offset", offset, minimum=0)
         q = _checks.checked_tensor("q", q, min_ndim=2, last_dim=self.d)
