@@ -15,8 +15,8 @@ as in Hugging Face when `rotary_pct` rounds to 0), broadcast with the positions'
 leading dims as for any other `rotary_dim`.
 
 In a model, `rope.RotaryEmbedding(d, rotary_dim=r)` is the module form, with a
-cos/sin cache and `attention_factor` on the rotated features; with
-r = `int(head_dim * rotary_pct)`. It needs `rotary_dim >= 2`: for 0, skip the
+cos/sin cache and `attention_factor` on the rotated features (GPT-NeoX's r is
+`int(head_dim * rotary_pct)`). It needs `rotary_dim >= 2`: for 0, skip the
 rotation.
 
 DeepSeek-V3's RoPE slice is the *last* `qk_rope_head_dim` = r features of each

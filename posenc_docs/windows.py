@@ -85,7 +85,8 @@ def sliding_window_mask_torch(q_len: int, k_len: int, window: int, *, device=Non
         `torch.bool`, shape `(q_len, k_len)`. torch's
         `scaled_dot_product_attention` takes it as `attn_mask`;
         `attention.attention_torch` takes an additive bias:
-        `bias=torch.zeros(mask.shape, dtype=q.dtype).masked_fill(~mask, -torch.inf)`.
+        `bias=torch.zeros_like(mask, dtype=q.dtype).masked_fill(~mask, -torch.inf)`
+        (on the mask's device).
 
     Notes
     -----
