@@ -810,6 +810,11 @@ class RotaryEmbedding(torch.nn.Module):
         self.cos_cached = self.sin_cached = torch.empty(0, device=theta.device)
         self._build_cache(max_len)
 
+    def __setstate__(self, state):
+        """Unpickle; a module pickled before `rotary_dim` existed rotates all d."""
+        state.setdefault("rotary_dim", state["d"])
+        super().__setstate__(state)
+
     def extra_repr(self) -> str:
         return (
             f"d={self.d}, rotary_dim={self.rotary_dim}, layout={self.layout!r}, "

@@ -7,6 +7,8 @@ does, and GPT-J's ``create_sinusoidal_positions`` and ``apply_rotary_pos_emb`` w
 the split ``GPTJAttention.forward`` does; plus full RoPE from posenc_docs.rope.
 """
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -398,3 +400,13 @@ def test_rotary_module_with_rotary_dim_says_so_in_repr_and_in_a_length_error():
     head_width = rope.inv_freq(16)  # (8,): frequencies of the head, not the prefix
     with pytest.raises(ValueError, match=r"^inv_freq .*rotary_dim/2.* \(2,\)"):
         rope.RotaryEmbedding(16, rotary_dim=4, inv_freq=head_width)
+
+
+def test_a_rotary_module_pickled_before_rotary_dim_existed_still_rotates():
+    """torch.save(model) pickles the module's __dict__: one saved by an earlier
+    version has no rotary_dim, and its first forward raised AttributeError."""
+    module = rope.RotaryEmbedding(8)
+    q = torch.from_numpy(qk((1, 2, 3, 8), 9)).float()
+    del module.rotary_dim  # as an earlier version pickled it
+    old = pickle.loads(pickle.dumps(module))
+    torch.testing.assert_close(old(q, q), rope.RotaryEmbedding(8)(q, q))
