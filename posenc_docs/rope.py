@@ -663,7 +663,7 @@ def _checked_rotary_dim(rotary_dim, d: int) -> int:
 
 
 @torch.inference_mode(False)  # built or updated in an inference pass, it trains
-def _module_frequencies(inv_freq, d: int, base: float, *, copy: bool = True):
+def _module_frequencies(inv_freq, rotary_dim: int, base, *, copy: bool = True):
     """RotaryEmbedding's checked float32 frequencies: (their values on the CPU,
     to rebuild from, or None for a meta tensor; the tensor on its device). With
     `copy` (building the module) the tensor is the module's own, so an in-place
@@ -671,15 +671,16 @@ def _module_frequencies(inv_freq, d: int, base: float, *, copy: bool = True):
     (taking up an assigned buffer) it is the float32 tensor assigned, so writes
     through it keep reaching the module. Neither is an inference tensor (made
     outside inference mode), which could not be written to or versioned later."""
-    values, theta = None, _default_inv_freq(d, base) if inv_freq is None else inv_freq
+    theta = _default_inv_freq(rotary_dim, base) if inv_freq is None else inv_freq
+    values = None  # the CPU values, once known
     if not isinstance(theta, torch.Tensor):  # a NumPy array (posenc_docs.scaling)
         checked = _checks.checked_array("inv_freq", theta)
         values = torch.from_numpy(checked).float().clone()  # CPU; a copy, as is theta
         theta = values.to(torch.get_default_device())  # as nn.Linear's weight
     theta = _checks.checked_frequencies("inv_freq", theta)
-    if tuple(theta.shape) != (d // 2,):  # d is the rotated width, rotary_dim
+    if tuple(theta.shape) != (rotary_dim // 2,):
         raise ValueError(
-            f"inv_freq must have shape (rotary_dim/2,) = ({d // 2},), got "
+            f"inv_freq must have shape (rotary_dim/2,) = ({rotary_dim // 2},), got "
             f"{tuple(theta.shape)}"
         )
     if theta.requires_grad:
