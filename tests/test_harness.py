@@ -88,3 +88,32 @@ def test_axe_reports_what_a_run_of_every_rule_finds_serious_or_critical(
     assert found == [("color-contrast", "serious"), ("image-alt", "critical")]
     assert sorted(tuple(v) for v in every if v[1] in ("serious", "critical")) == found
     assert {impact for _, impact in every} >= {"moderate"}  # and those were left out
+
+
+# After load, a request answered, then another started by the script reading it,
+# a frame later and on a zero timer: a late chain like a widget's module imports.
+CHAINED_PAGE = """<!doctype html><html lang="en"><head><title>chain</title></head>
+<body><script>
+addEventListener('load', () => fetch('a.txt').then(r => r.text()).then(() =>
+  requestAnimationFrame(() => setTimeout(() => fetch('b.txt'), 0))));
+</script></body></html>"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("javascript", [True, False])
+def test_settling_waits_for_requests_the_page_starts_after_its_responses(
+    browser, tmp_path, javascript
+):
+    """`GuardedPage.open` returns once nothing is in flight and the page has gone
+    idle: the request the script starts after an answered one is recorded, and
+    finished. Without scripts there is none."""
+    (tmp_path / "index.html").write_text(CHAINED_PAGE)
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(name)
+    with serve(tmp_path) as url:
+        tab = guarded_page(browser, javascript=javascript).open(f"{url}/")
+        requested, in_flight = list(tab.requested), set(tab._in_flight)
+        tab.page.context.close()
+    expected = ["", "a.txt", "b.txt"] if javascript else [""]
+    assert requested == [f"{url}/{name}" for name in expected]
+    assert in_flight == set()
