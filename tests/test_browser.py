@@ -51,7 +51,7 @@ def test_the_guard_aborts_and_records_only_requests_leaving_127_0_0_1(
 
 def test_math_is_rendered_by_local_katex(guarded, site_url):
     tab = guarded()
-    tab.page.goto(f"{site_url}/part1/worked-example/", wait_until="networkidle")
+    tab.open(f"{site_url}/part1/worked-example/")
     assert tab.page.locator(".katex").count() >= 5
     assert tab.page.evaluate("document.fonts.check('16px KaTeX_Main')")
     assert tab.blocked == [] and tab.errors == []
@@ -70,7 +70,7 @@ def css_rgb(hex_colour: str) -> str:
 
 def test_figures_follow_the_scheme_toggle(guarded, site_url):
     tab = guarded(color_scheme="light").without_cache()  # asserts what is fetched
-    tab.page.goto(f"{site_url}/part1/clocks/", wait_until="networkidle")
+    tab.open(f"{site_url}/part1/clocks/")
     image = tab.page.locator("picture.posenc-figure img").first
     image.scroll_into_view_if_needed()
     assert image.evaluate("img => img.currentSrc").endswith("-light.svg")
@@ -81,9 +81,11 @@ def test_figures_follow_the_scheme_toggle(guarded, site_url):
     )
     # the page the figures' data colours are chosen against (3:1, test_figures)
     assert image.evaluate(BACKGROUND_BEHIND) == css_rgb(PAGE_BACKGROUNDS["dark"])
-    tab.page.reload(wait_until="networkidle")  # the choice is saved: dark only
+    tab.page.reload(wait_until="load")  # the choice is saved: dark only
+    tab.settle()
     tab.requested.clear()
-    tab.page.reload(wait_until="networkidle")
+    tab.page.reload(wait_until="load")
+    tab.settle()
     tab.page.locator("picture.posenc-figure img").first.scroll_into_view_if_needed()
     assert not [u for u in tab.requested if u.endswith("-light.svg")]
 
@@ -151,7 +153,7 @@ def test_a_formula_widened_by_a_late_font_takes_keyboard_focus(guarded, site_url
 @pytest.mark.parametrize("page", ["part1/formula", "notebooks/four_methods"])
 def test_math_shows_with_javascript_off(guarded, site_url, page):
     tab = guarded(javascript=False)
-    tab.page.goto(f"{site_url}/{page}/", wait_until="networkidle")
+    tab.open(f"{site_url}/{page}/")
     assert tab.page.locator(".katex-html").count() >= 5
     assert not [t for t in RAW_TEX if t in tab.page.evaluate(VISIBLE_TEXT)], page
 

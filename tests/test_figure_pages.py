@@ -187,7 +187,7 @@ def test_smallest_text_reads_matplotlib_text_groups_and_scripts():
 @pytest.mark.parametrize("path", ["part1/picture/", "part2/07-context-extension/"])
 def test_print_shows_the_static_figures_not_the_widget(guarded, site_url, path):
     tab = guarded(color_scheme="dark", width=1280).without_cache()
-    tab.page.goto(f"{site_url}/{path}", wait_until="networkidle")
+    tab.open(f"{site_url}/{path}")
     mount_widget(tab.page)
     fallbacks = tab.page.locator(".posenc-widget figure.posenc-fig")
     assert fallbacks.count() >= 1

@@ -316,7 +316,7 @@ def test_home_first_screen_says_what_the_site_is_with_a_figure(
 ):
     tab = guarded(width=width)
     tab.page.set_viewport_size({"width": width, "height": PHONE["height"]})
-    tab.page.goto(f"{site_url}/", wait_until="networkidle")
+    tab.open(f"{site_url}/")
     height = PHONE["height"]
     title = tab.page.locator(".md-content h1").bounding_box()
     lead = tab.page.locator(".md-content h1 + p").bounding_box()

@@ -797,8 +797,7 @@ def test_without_javascript_the_static_figures_show(browser, site_url, path, sta
     """Each static figure is shown and drawn (loaded, not just in the page)."""
     context = browser.new_context(java_script_enabled=False)
     try:
-        tab = GuardedPage(context)
-        tab.page.goto(f"{site_url}/{path}", wait_until="networkidle")
+        tab = GuardedPage(context, javascript=False).open(f"{site_url}/{path}")
         widget = tab.page.locator(".posenc-widget")
         assert widget.count() == 1
         figures = widget.locator("picture.posenc-figure img")
@@ -978,7 +977,7 @@ def test_room_kept_before_mounting_is_within_10_percent(viewed, path, width):
 def test_instant_navigation_mounts_once_per_visit(guarded, site_url):
     tab = guarded().navigate_instantly()
     page = tab.page
-    page.goto(f"{site_url}/", wait_until="networkidle")
+    tab.open(f"{site_url}/")
     page.evaluate("window.posencVisit = 1")  # gone if a click reloads the page
     for _ in range(2):
         page.locator(f'a.md-nav__link[href$="{EXPLORER}"]').first.click()
