@@ -131,6 +131,29 @@ def test_bf16_cannot_hold_every_position_above_256():
     assert torch.tensor(1001.0, dtype=torch.bfloat16).item() != 1001
 
 
+def bf16(x: float) -> float:
+    """x rounded to 8 significant bits, ties to even: bfloat16 by its definition."""
+    if x == 0:
+        return 0.0
+    mantissa, exponent = math.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= |m| < 1
+    return math.ldexp(round(mantissa * 2**8), exponent - 8)  # round(): ties to even
+
+
+def test_bf16_rounding_facts_follow_from_8_significant_bits():
+    """The pitfall's numbers, against bf16 by its definition: integers exact up to
+    2**8, gaps of 8 from 2**10, of 4 in [512, 1024); the angles' error recomputed
+    one by one, position, frequency and product each rounded."""
+    facts = pitfalls.bf16_rounding_facts(1000)
+    assert (facts["exact_up_to"], facts["eight_apart_from"]) == (2**8, 2**10)
+    assert facts["angle_step"] == 4 and (facts["first"], facts["last"]) == (1000, 1063)
+    theta = [10000.0 ** (-2 * i / 128) for i in range(64)]
+    errors = [
+        abs(bf16(bf16(m) * bf16(t)) - m * t) for m in range(1000, 1064) for t in theta
+    ]
+    assert facts["max_angle_error"] == pytest.approx(max(errors), rel=1e-12)
+    assert 4 < facts["max_angle_error"] < 2 * math.pi  # what the page says
+
+
 def test_angles_in_bf16_ruin_the_cosines_float32_does_not():
     assert pitfalls.rope_cos_error(1000, torch.bfloat16) > 1
     assert pitfalls.rope_cos_error(1000, torch.float32) < 1e-3

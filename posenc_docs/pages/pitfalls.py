@@ -291,6 +291,39 @@ def rope_cos_error(start: int, dtype=torch.bfloat16, *, cache_dtype=None, d=128)
 # --8<-- [end:rope_cos_error-body]
 
 
+def bf16_rounding_facts(start: int = 1000, d: int = 128) -> dict:
+    """What bf16's 8 significant bits do to RoPE's positions and angles.
+
+    Returns
+    -------
+    dict
+        ``exact_up_to``: every integer from 0 to it is a bf16 number.
+        ``eight_apart_from``: the first power of two from which bf16 numbers are
+        8 apart (only multiples of 8 exist). ``angle_step``: the gap between bf16
+        numbers near ``start``. ``first`` and ``last``: the window of
+        `rope_cos_error`, positions ``start .. start+63``. ``max_angle_error``:
+        the largest |angle - exact angle| in radians over that window and the d/2
+        frequencies, with position, frequency and product in bf16 as there.
+    """
+    bf16, up = torch.bfloat16, torch.tensor(math.inf, dtype=torch.bfloat16)
+    integers = torch.arange(4096.0, dtype=torch.float64)
+    rounded = integers.to(bf16).to(torch.float64)
+    powers = 2.0 ** torch.arange(16, dtype=bf16)  # 1 .. 32768, exact in bf16
+    near = torch.tensor(float(start), dtype=bf16)
+    theta, positions = rope.inv_freq(d), np.arange(start, start + 64)  # (d/2,), (64,)
+    pos_t = torch.from_numpy(positions.astype(np.float64)).to(bf16)
+    angles = pos_t[:, None] * torch.from_numpy(theta).to(bf16)  # (64, d/2), bf16
+    exact = np.multiply.outer(positions, theta)
+    return {
+        "exact_up_to": int((rounded != integers).nonzero()[0]) - 1,
+        "eight_apart_from": float(powers[torch.nextafter(powers, up) - powers == 8][0]),
+        "angle_step": float(torch.nextafter(near, up) - near),
+        "first": int(positions[0]),
+        "last": int(positions[-1]),
+        "max_angle_error": float(np.abs(angles.double().numpy() - exact).max()),
+    }
+
+
 # --8<-- [start:dynamic_ntk_cache_gap]
 @lru_cache(maxsize=8)
 def dynamic_ntk_cache_gap(d=64, original_len=256, total=1024, factor=4.0, seed=0):
