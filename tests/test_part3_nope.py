@@ -30,6 +30,10 @@ def test_qwen_training_length_from_the_published_config():
     assert part3_nope.qwen_seq_length() == 8192
 
 
+def test_log_n_rate_is_one_over_ln_of_qwens_training_length():
+    assert part3_nope.log_n_rate() == pytest.approx(1 / (13 * math.log(2)))  # 2**13
+
+
 def test_scale_table_matches_the_formulas():
     n = 131072  # 16 L for L = 8192
     values = part3_nope.scales([n - 1])

@@ -6,6 +6,8 @@ read from the installed code by ``tests/test_part3_nope.py``; published Llama 4
 ``use_logn_attn`` are in ``posenc_docs.pages.models``.
 """
 
+import math
+
 import numpy as np
 
 from posenc_docs import lab, temperature
@@ -28,6 +30,11 @@ LLAMA4 = {  # HF Llama4TextConfig defaults
 def qwen_seq_length() -> int:
     """Qwen-7B's training length, the L of its log-n rule."""
     return models.get("Qwen-7B").extra["seq_length"]
+
+
+def log_n_rate() -> float:
+    """1 / ln L: how fast Qwen's log-n factor ln n / ln L grows with ln n."""
+    return 1.0 / math.log(qwen_seq_length())
 
 
 def scales(positions, length: int = 8192) -> dict:
