@@ -394,6 +394,8 @@ def test_committed_perplexity_supports_what_the_page_says():
     paper = lab.paper.TABLE2_PERPLEXITY  # "one run each, within 2%; T5 bias lower"
     at_l = [paper[n][0] for n in ("ALiBi", "sinusoidal", "rotary")]
     assert max(at_l) / min(at_l) < 1.02 and paper["T5 bias"][0] < min(at_l)
+    # Table 2's last column is 15,512 tokens, the models trained on 512
+    assert lab.tables.paper_length_multiple(3) == pytest.approx(15512 / 512)
 
 
 def test_committed_zero_shot_results_support_what_the_page_says():

@@ -202,6 +202,11 @@ def paper_perplexity_ratio(name: str, other: str, column: int) -> float:
     return table[name][column] / table[other][column]
 
 
+def paper_length_multiple(column: int) -> float:
+    """The ALiBi paper's Table 2: column ``column``'s input length over training's."""
+    return paper.TABLE2_LENGTHS[column] / paper.TRAIN_LEN
+
+
 def paper_slowdown(name: str, reference: str = "sinusoidal") -> float:
     """The ALiBi paper's Table 1: how much slower ``name`` trains than ``reference``."""
     speeds = paper.TABLE1_TRAIN_WORDS_PER_SECOND
