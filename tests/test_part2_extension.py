@@ -392,6 +392,8 @@ def test_longropes_logits_grow_by_one_plus_ln_s_over_ln_l0():
     phi3 = models.get("Phi-3-mini-128k-instruct")
     factor = part2_extension.model_inv_freq(phi3, seq_len=phi3.max_position_embeddings)
     assert part2_extension.logit_factor(factor[1]) == pytest.approx(17 / 12, rel=1e-12)
+    ratio = part2_extension.longrope_log_ratio(phi3)  # the page's middle step
+    assert ratio == pytest.approx(5 / 12, rel=1e-12)
 
 
 def test_legacy_transformers_read_qwen25s_yarn_block_as_factor_one():

@@ -267,6 +267,13 @@ def turns_within(length: float, d: int, base: float = 10000.0, pair: int = 0):
     return length / scaling.wavelengths(rope.inv_freq(d, base))[pair]
 
 
+def longrope_log_ratio(model: ModelConfig) -> float:
+    r"""$\ln s / \ln L_0$ of a scaled config: LongRoPE's attention factor is
+    $\sqrt{1 + \ln s / \ln L_0}$."""
+    ceiling = context_ceiling(model)
+    return math.log(ceiling.factor) / math.log(ceiling.original)
+
+
 def dynamic_slow_down(d, base, factor, original_len, length) -> float:
     """How much dynamic NTK (factor ``factor``) slows the slowest pair at ``length``
     tokens, with the frequencies transformers' ``"dynamic"`` picks there."""
