@@ -273,6 +273,12 @@ class GuardedPage:
         self.settle()
         return self
 
+    def reload(self) -> "GuardedPage":
+        """Reload the page and wait as `open` does."""
+        self.page.reload(wait_until="load")
+        self.settle()
+        return self
+
 
 def guarded_page(browser, color_scheme="light", width=1280, javascript=True):
     """A `GuardedPage` in a fresh context of ``browser``; close its context after."""

@@ -81,11 +81,9 @@ def test_figures_follow_the_scheme_toggle(guarded, site_url):
     )
     # the page the figures' data colours are chosen against (3:1, test_figures)
     assert image.evaluate(BACKGROUND_BEHIND) == css_rgb(PAGE_BACKGROUNDS["dark"])
-    tab.page.reload(wait_until="load")  # the choice is saved: dark only
-    tab.settle()
+    tab.reload()  # the choice is saved: dark only
     tab.requested.clear()
-    tab.page.reload(wait_until="load")
-    tab.settle()
+    tab.reload()
     tab.page.locator("picture.posenc-figure img").first.scroll_into_view_if_needed()
     assert not [u for u in tab.requested if u.endswith("-light.svg")]
 
