@@ -43,13 +43,32 @@ def katex_dir(project_dir: Path) -> Path:
     return dist
 
 
+def fonts_shown_only_if_ready(css: bytes) -> bytes:
+    """KaTeX's stylesheet with ``font-display: optional`` for ``block``.
+
+    With ``block`` a font that arrives after the first frame (a slow phone, a busy
+    machine) widens the formulas set in it and moves the text beside them: 0.07
+    layout shift on 07-context-extension with each font 0.6 s late. With
+    ``optional`` a browser draws the page once, with the font if its preload has
+    arrived (Chromium waits for a preloaded one for a moment) and otherwise with
+    the fallback serif for that page only; the next page finds it in the cache.
+    """
+    others = css.replace(b"font-display:block", b"")
+    if others == css or b"font-display:" in others:
+        raise PluginError("KaTeX's CSS: expected every font-display to be block")
+    return css.replace(b"font-display:block", b"font-display:optional")
+
+
 def katex_files(dist: Path) -> dict[str, bytes]:
-    """Site path -> bytes for KaTeX's stylesheet and fonts."""
-    wanted = [dist / name for name in KATEX_FILES]
-    wanted += sorted((dist / "fonts").glob("*.woff2"))
-    return {
-        f"assets/katex/{p.relative_to(dist).as_posix()}": p.read_bytes() for p in wanted
+    """Site path -> bytes for KaTeX's stylesheet (`fonts_shown_only_if_ready`) and
+    fonts."""
+    files = {
+        f"assets/katex/{p.relative_to(dist).as_posix()}": p.read_bytes()
+        for p in [dist / name for name in KATEX_FILES]
+        + sorted((dist / "fonts").glob("*.woff2"))
     }
+    css = "assets/katex/katex.min.css"
+    return files | {css: fonts_shown_only_if_ready(files[css])}
 
 
 def figure_modules(project_dir: Path) -> list[str]:

@@ -48,6 +48,25 @@ def test_katex_files_include_fonts():
     assert sum(name.endswith(".woff2") for name in files) >= 10
 
 
+def test_katex_fonts_show_only_if_ready():
+    """A font that came late would move the text beside its formulas (issue 12)."""
+    css = build_assets.katex_files(build_assets.katex_dir(ROOT))[
+        "assets/katex/katex.min.css"
+    ].decode()
+    faces = re.findall(r"@font-face\{[^}]*\}", css)
+    assert len(faces) == 20  # KaTeX 0.16's twenty faces, each shown only if ready
+    assert all("font-display:optional" in face for face in faces), faces
+    assert "font-display:block" not in css
+
+
+@pytest.mark.parametrize(
+    "css", [b"@font-face{src:x}", b"@font-face{font-display:block}a{font-display:swap}"]
+)
+def test_katex_fonts_shown_another_way_stop_the_build(css):
+    with pytest.raises(PluginError, match="font-display"):
+        build_assets.fonts_shown_only_if_ready(css)
+
+
 def test_figures_are_cached_by_module_and_by_figure(tmp_path, monkeypatch):
     module = "posenc_docs.figures.part3_nope"  # one figure
     monkeypatch.setattr(build_assets, "figure_modules", lambda project_dir: [module])
