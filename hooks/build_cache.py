@@ -28,7 +28,7 @@ import re
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache, wraps
-from importlib import metadata
+from importlib import metadata, util
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
@@ -336,12 +336,17 @@ def package_digests(root: Path) -> dict[str, str]:
 
 
 def forget_changed_modules(root: Path, seen: dict[str, str]) -> bool:
-    """Drop every imported package module if a package file changed since ``seen``."""
+    """Drop every imported package module if a package file changed since ``seen``,
+    and the cached bytecode of each changed file: Python trusts a ``.pyc`` whose
+    source has the same size and modification second, so an edit that keeps both
+    would import the old code again."""
     now = package_digests(root)
     changed = bool(seen) and now != seen
     if changed:
         for name in [n for n in sys.modules if module_path(n, root)]:
             del sys.modules[name]
+        for path in [p for p in now if p.endswith(".py") and seen.get(p) != now[p]]:
+            Path(util.cache_from_source(path)).unlink(missing_ok=True)
     seen.clear()
     seen.update(now)
     return changed

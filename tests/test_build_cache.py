@@ -5,7 +5,9 @@ import ast
 import difflib
 import hashlib
 import importlib
+import importlib.util
 import modulefinder
+import os
 import re
 import shutil
 import sys
@@ -322,8 +324,11 @@ def test_an_example_cannot_change_the_next_ones_numpy_printing(tmp_path):
 
 
 def test_changed_package_modules_are_forgotten(tmp_path, monkeypatch):
+    """Even where Python caches bytecode and the edit keeps the file's size and
+    modification time, which a ``.pyc`` is checked by (the import was stale)."""
     write(tmp_path, {"fakepkg/__init__.py": "", "fakepkg/m.py": "X = 1\n"})
     monkeypatch.setattr(build_cache, "PACKAGE", "fakepkg")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.syspath_prepend(str(tmp_path))
     import fakepkg.m
 
@@ -331,7 +336,11 @@ def test_changed_package_modules_are_forgotten(tmp_path, monkeypatch):
     assert not build_cache.forget_changed_modules(tmp_path, seen)  # first build
     assert not build_cache.forget_changed_modules(tmp_path, seen)  # nothing changed
     assert "fakepkg.m" in sys.modules
-    (tmp_path / "fakepkg" / "m.py").write_text("X = 2\n")
+    module = tmp_path / "fakepkg" / "m.py"
+    assert Path(importlib.util.cache_from_source(module)).is_file()
+    stamp = module.stat().st_mtime_ns
+    module.write_text("X = 2\n")
+    os.utime(module, ns=(stamp, stamp))
     assert build_cache.forget_changed_modules(tmp_path, seen)
     assert "fakepkg.m" not in sys.modules and "fakepkg" not in sys.modules
     import fakepkg.m  # noqa: F811
