@@ -525,7 +525,10 @@ def apply_rope_torch(
     $b' = b \cos(m\theta_i) + a \sin(m\theta_i)$, as in `apply_rope`. Angles are
     float64 if x, positions or inv_freq is float64, else float32; the rotation runs
     in float32 (float64 for float64 x). Interleaved: Meta's complex product, one
-    pass over x; half: two, fused into one by `torch.compile`.
+    pass over x; half: two, fused into one by `torch.compile`. For one pass
+    without compiling, permute a half-layout model's q and k weights once
+    (`permute_qk_weight` with `half_to_interleaved_permutation`) and rotate
+    interleaved: the logits $q \cdot k$ are the same.
     """
     x, positions, theta = _torch_args(x, positions, base, inv_freq, layout)
     work = _checks.work_dtype(x)
