@@ -7,6 +7,7 @@ the Mesh TensorFlow description; and the bucket boundaries of T5's own config.
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 import torch
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc_docs.attention import attention_torch
+from posenc_docs.pages import part3_relative
 from posenc_docs.relative_bias import (
     t5_bias,
     t5_bias_torch,
@@ -74,6 +76,17 @@ def test_hugging_face_float32_log_rounds_one_bucket_up_at_a_near_integer():
                                        max_distance=282)  # fmt: skip
     assert ours[0] == 58 + 46 == scalar_bucket(119, True, 116, 282)
     assert hf_bucket(np.array([119]), True, 116, 282)[0] == 58 + 47
+    # the page's numbers: the index before the floor, and HF's bucket
+    index = part3_relative.index_before_floor(119, num_buckets=116, max_distance=282)
+    with mpmath.workdps(30):
+        exact = (
+            29
+            + mpmath.log(mpmath.mpf(119) / 29) / mpmath.log(282 / mpmath.mpf(29)) * 29
+        )
+    assert index == pytest.approx(float(exact), abs=1e-12)
+    assert f"{index:.8f}" == "46.99999995"
+    hf = part3_relative.float32_log_bucket(119, num_buckets=116, max_distance=282)
+    assert hf == 58 + 47
 
 
 def test_hugging_face_float32_log_rounds_one_bucket_down_at_an_integer():
@@ -82,6 +95,24 @@ def test_hugging_face_float32_log_rounds_one_bucket_down_at_an_integer():
     ours = t5_relative_position_bucket(np.array([54]), num_buckets=96, max_distance=81)
     assert ours[0] == 48 + 40 == scalar_bucket(54, True, 96, 81)
     assert hf_bucket(np.array([54]), True, 96, 81)[0] == 48 + 39
+    assert part3_relative.index_before_floor(54, num_buckets=96, max_distance=81) == 40
+    hf = part3_relative.float32_log_bucket(54, num_buckets=96, max_distance=81)
+    assert hf == 48 + 39
+
+
+@pytest.mark.parametrize(("num_buckets", "max_distance"), CONFIGS)
+def test_the_pages_float32_bucket_is_hugging_faces(num_buckets, max_distance):
+    """part3_relative.float32_log_bucket, which the page quotes as Hugging Face's,
+    equals it for every key ahead past the exact buckets, on a grid."""
+    ahead = np.arange(num_buckets // 4, 1001)  # keys ahead, past the exact buckets
+    theirs = hf_bucket(ahead, True, num_buckets, max_distance)
+    ours = [
+        part3_relative.float32_log_bucket(
+            int(r), num_buckets=num_buckets, max_distance=max_distance
+        )
+        for r in ahead
+    ]
+    assert ours == theirs.tolist()
 
 
 def test_a_key_one_ahead_skips_the_first_bucket_of_the_upper_half():

@@ -4,7 +4,10 @@ Every function takes plain numbers or a ``models.ModelConfig`` and returns numbe
 or a Markdown table; the page calls them from macros and the example prints them.
 """
 
+import math
+
 import numpy as np
+import torch
 
 from posenc_docs import relative_bias
 from posenc_docs.pages.format import markdown_table
@@ -48,6 +51,30 @@ def bucket_table(**kwargs) -> str:
             span, size = f"{near:,} and beyond", "no limit"
         rows.append((bucket, span, size))
     return markdown_table(("bucket", "distances into the past", "how many"), rows)
+
+
+def index_before_floor(distance: int, *, num_buckets: int, max_distance: int) -> float:
+    r"""Bucket index, within its half, of a key ``distance`` tokens ahead before the
+    floor, in float64 (bidirectional, a distance past the exact buckets).
+
+    $e + \ln(r/e) / \ln(D/e) \cdot (n - e)$ with n = num_buckets/2 buckets a half,
+    e = n/2 of them exact, r = distance, D = max_distance.
+    """
+    n = num_buckets // 2
+    exact = n // 2
+    log_share = math.log(distance / exact) / math.log(max_distance / exact)
+    return exact + log_share * (n - exact)
+
+
+def float32_log_bucket(distance: int, *, num_buckets: int, max_distance: int) -> int:
+    """The bucket of a key ``distance`` tokens ahead (bidirectional, past the exact
+    buckets) with the logarithm in float32, as Hugging Face's
+    ``T5Attention._relative_position_bucket`` takes it."""
+    n = num_buckets // 2
+    exact = n // 2
+    ratio = torch.tensor(float(distance)) / exact  # float32, as .float() there
+    steps = torch.log(ratio) / math.log(max_distance / exact) * (n - exact)
+    return n + min(n - 1, exact + int(steps.to(torch.int64)))
 
 
 def bias_entries(model: ModelConfig, seq_len: int) -> int:
