@@ -383,3 +383,14 @@ def test_add_position_prints_embedding_plus_position_entry_by_entry(capsys):
     np.testing.assert_allclose(input3, embedding + pe3, atol=1.5e-3)
     gap = np.abs(input3 - input1)
     assert gap[:2].min() > 0.5 and gap[-2:].max() < 0.01
+
+
+@given(st.integers(1, 100_000), st.floats(0.0, 1.0))
+def test_a_pair_turning_slower_than_the_ramp_wavelength_covers_under_a_quarter_turn(
+    train_len, fraction
+):
+    """clocks.md: a pair whose turn takes more than `ramp_wavelength(L)` positions
+    covers less than a quarter turn in L positions, and one faster than it more."""
+    ramp = part1.ramp_wavelength(train_len)
+    slower, faster = ramp * (1 + fraction) + 1, ramp * (1 - fraction / 2) - 1e-9
+    assert train_len / slower < 0.25 < train_len / faster

@@ -422,3 +422,4 @@ def test_longropes_over_stretched_pairs_include_pairs_that_turned_in_training():
     assert over.shortest_wavelength == pytest.approx(wavelengths[18], rel=1e-12)
     assert over.shortest_wavelength == pytest.approx(198.69, abs=0.01)
     assert over.turned_in_training == sum(wavelengths[i] < 4096 for i in past) == 16
+    assert over.last_over_factor == long_list[-1] / 32 == pytest.approx(2.02, abs=0.01)

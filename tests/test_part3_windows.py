@@ -24,6 +24,12 @@ def test_gemma_constants_are_hugging_face_defaults():
         assert stack.head_dim == config.head_dim
         full = config.layer_types.count("full_attention")
         assert part3_windows.layer_counts(stack)["global"] == full
+        # HF's own layer list: every global layer follows the same run of locals
+        runs = "".join(
+            "g" if t == "full_attention" else "l" for t in config.layer_types
+        )
+        per_global = part3_windows.locals_per_global(stack)
+        assert runs.startswith(("l" * per_global + "g") * full)
     gemma2 = transformers.Gemma2Config().rope_parameters
     assert part3_windows.GEMMA2.local_base == gemma2["rope_theta"]
     assert part3_windows.GEMMA2.global_base == gemma2["rope_theta"]  # one base

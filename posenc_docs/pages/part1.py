@@ -290,6 +290,12 @@ def pairs_beyond(pos, train_len: int, d: int, radians: float = 0.5) -> int:
     return int((phase_gap(pos, train_len, d) > radians).sum())
 
 
+def ramp_wavelength(train_len: int) -> int:
+    """Positions per turn past which a pair covers less than a quarter turn in
+    ``train_len`` positions, so its sine only rises there: ``4 * train_len``."""
+    return 4 * train_len
+
+
 def pairs_overshooting(scaled_inv_freq, inv_freq, train_len: int, new_len: int):
     """How many pairs `angle_overshoot` takes past their trained angles."""
     over = angle_overshoot(scaled_inv_freq, inv_freq, train_len, new_len)  # (d/2,)

@@ -333,20 +333,23 @@ def ntk_overshoot(model: ModelConfig, factor: float) -> NtkOvershoot:
 @dataclass(frozen=True)
 class OverStretched:
     """Pairs slowed down by more than a factor: how many, the pair they start
-    from (every later pair is one of them), their shortest wavelength and how many
-    of them made at least one full turn within L0."""
+    from (every later pair is one of them), their shortest wavelength, how many
+    of them made at least one full turn within L0, and the last pair's stretch as a
+    multiple of the factor."""
 
     pairs: int
     first_pair: int
     shortest_wavelength: float
     turned_in_training: int
+    last_over_factor: float
 
 
 def over_stretched(model: ModelConfig, factor: float, seq_len=None) -> OverStretched:
     """Pairs of a model slowed down by more than ``factor``; they must be the
     slowest pairs, a block at the end (LongRoPE's searched factors are)."""
     d, base = _rope_fields(model)
-    past = model_scale_factors(model, seq_len) > factor
+    stretch = model_scale_factors(model, seq_len)  # (d/2,)
+    past = stretch > factor
     first = int(np.argmax(past))
     if not past.any() or not past[first:].all():
         raise ValueError(f"pairs past {factor} are not the slowest: {past}")
@@ -354,7 +357,8 @@ def over_stretched(model: ModelConfig, factor: float, seq_len=None) -> OverStret
     census = turn_census(d, base, L0)  # which pairs turned within L0
     shortest = scaling.wavelengths(rope.inv_freq(d, base))[first]  # they grow with i
     turned = max(census.full_turn - first, 0)  # pairs first .. full_turn - 1
-    return OverStretched(int(past.sum()), first, float(shortest), turned)
+    last = float(stretch[-1] / factor)
+    return OverStretched(int(past.sum()), first, float(shortest), turned, last)
 
 
 def llama3_wavelength_bounds(model: ModelConfig) -> tuple[float, float]:

@@ -67,6 +67,11 @@ def layer_counts(stack: LocalGlobal) -> dict:
             "global": types.count("full_attention")}  # fmt: skip
 
 
+def locals_per_global(stack: LocalGlobal) -> int:
+    """Local layers in one period of the pattern, the period ending in its global."""
+    return windows.layer_types(stack.pattern, stack.pattern).count("sliding_attention")
+
+
 def cache_table(
     stacks=(GEMMA2, GEMMA3, GEMMA3_4B), lengths=(8192, 32768, 131072)
 ) -> str:
