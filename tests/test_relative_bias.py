@@ -86,7 +86,9 @@ def test_hugging_face_float32_log_rounds_one_bucket_up_at_a_near_integer():
     assert index == pytest.approx(float(exact), abs=1e-12)
     assert f"{index:.8f}" == "46.99999995"
     hf = part3_relative.float32_log_bucket(119, num_buckets=116, max_distance=282)
-    assert hf == 58 + 47
+    assert hf == 47 == hf_bucket(np.array([-119]), True, 116, 282)[0]  # the past
+    past = t5_relative_position_bucket(-119, num_buckets=116, max_distance=282)
+    assert past == 46 == scalar_bucket(-119, True, 116, 282)
 
 
 def test_hugging_face_float32_log_rounds_one_bucket_down_at_an_integer():
@@ -97,20 +99,22 @@ def test_hugging_face_float32_log_rounds_one_bucket_down_at_an_integer():
     assert hf_bucket(np.array([54]), True, 96, 81)[0] == 48 + 39
     assert part3_relative.index_before_floor(54, num_buckets=96, max_distance=81) == 40
     hf = part3_relative.float32_log_bucket(54, num_buckets=96, max_distance=81)
-    assert hf == 48 + 39
+    assert hf == 39 == hf_bucket(np.array([-54]), True, 96, 81)[0]  # the past
+    past = t5_relative_position_bucket(-54, num_buckets=96, max_distance=81)
+    assert past == 40 == scalar_bucket(-54, True, 96, 81)
 
 
 @pytest.mark.parametrize(("num_buckets", "max_distance"), CONFIGS)
 def test_the_pages_float32_bucket_is_hugging_faces(num_buckets, max_distance):
     """part3_relative.float32_log_bucket, which the page quotes as Hugging Face's,
-    equals it for every key ahead past the exact buckets, on a grid."""
-    ahead = np.arange(num_buckets // 4, 1001)  # keys ahead, past the exact buckets
-    theirs = hf_bucket(ahead, True, num_buckets, max_distance)
+    equals it for every key before the query past the exact buckets, on a grid."""
+    back = np.arange(num_buckets // 4, 1001)  # distances past the exact buckets
+    theirs = hf_bucket(-back, True, num_buckets, max_distance)
     ours = [
         part3_relative.float32_log_bucket(
             int(r), num_buckets=num_buckets, max_distance=max_distance
         )
-        for r in ahead
+        for r in back
     ]
     assert ours == theirs.tolist()
 

@@ -54,10 +54,10 @@ def bucket_table(**kwargs) -> str:
 
 
 def index_before_floor(distance: int, *, num_buckets: int, max_distance: int) -> float:
-    r"""Bucket index, within its half, of a key ``distance`` tokens ahead before the
-    floor, in float64 (bidirectional, a distance past the exact buckets).
+    r"""Bucket of a key ``distance`` tokens before the query (bidirectional, past
+    the exact buckets) before the floor, in float64.
 
-    $e + \ln(r/e) / \ln(D/e) \cdot (n - e)$ with n = num_buckets/2 buckets a half,
+    $e + \ln(r/e) / \ln(D/e) \cdot (n - e)$ with n = num_buckets/2 buckets a side,
     e = n/2 of them exact, r = distance, D = max_distance.
     """
     n = num_buckets // 2
@@ -67,14 +67,14 @@ def index_before_floor(distance: int, *, num_buckets: int, max_distance: int) ->
 
 
 def float32_log_bucket(distance: int, *, num_buckets: int, max_distance: int) -> int:
-    """The bucket of a key ``distance`` tokens ahead (bidirectional, past the exact
-    buckets) with the logarithm in float32, as Hugging Face's
+    """The bucket of a key ``distance`` tokens before the query (bidirectional, past
+    the exact buckets) with the logarithm in float32, as Hugging Face's
     ``T5Attention._relative_position_bucket`` takes it."""
     n = num_buckets // 2
     exact = n // 2
     ratio = torch.tensor(float(distance)) / exact  # float32, as .float() there
     steps = torch.log(ratio) / math.log(max_distance / exact) * (n - exact)
-    return n + min(n - 1, exact + int(steps.to(torch.int64)))
+    return min(n - 1, exact + int(steps.to(torch.int64)))
 
 
 def bias_entries(model: ModelConfig, seq_len: int) -> int:
