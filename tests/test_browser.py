@@ -131,8 +131,10 @@ LOADED_FONTS_LAID_OUT = """() => document.fonts.ready.then(() => new Promise(
 
 def test_a_formula_widened_by_a_late_font_takes_keyboard_focus(guarded, site_url):
     """KaTeX's fonts can arrive after the widgets' script first looked at the
-    formulas (here each is held back 300 ms): a formula they widen past a phone's
-    screen still takes focus to scroll (it did not: a clean-clone run caught it)."""
+    formulas (here each is held back 300 ms): every formula wider than a phone's
+    screen still takes focus to scroll. A clean-clone run once caught one that a
+    late font had widened; fonts that late are no longer swapped in at all
+    (`test_a_late_font_moves_nothing`), and the formulas keep the fallback's width."""
 
     def late(route):
         time.sleep(0.3)

@@ -87,6 +87,19 @@ def test_slope_table_lists_every_head_with_its_power_of_two():
     assert lines[-1].startswith("| 12 | $2^{-3.5}$ | 0.08839 |")
 
 
+def test_slope_powers_in_the_prose_are_the_papers_and_the_reference_codes():
+    """ALiBi section 3: for 8 heads the slopes are 1/2^1, ..., 1/2^8; for 12, the
+    reference code's get_slopes adds every other slope of 16 heads, 2^-0.5 ...
+    (ofirpress/attention_with_linear_biases)."""
+    assert part2_basics.alibi_slope_powers(8, elided=True) == (
+        "2^{-1}, 2^{-2}, \\dots, 2^{-8}"
+    )
+    assert part2_basics.alibi_slope_powers(12, 8) == (
+        "2^{-0.5}, 2^{-1.5}, 2^{-2.5}, 2^{-3.5}"
+    )
+    assert part2_basics.alibi_reach(8, 1) == 256  # failure modes: "slope 1/256"
+
+
 def torch_count(*modules) -> int:
     return sum(p.numel() for m in modules for p in m.parameters())
 

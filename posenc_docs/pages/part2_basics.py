@@ -57,6 +57,21 @@ def rotation_degrees(position: float, pair: int, d: int, base: float = 10000.0):
     return float(np.degrees(position * rope.inv_freq(d, base)[pair]))
 
 
+def _power_of_two(slope: float) -> str:
+    """A slope as TeX, ``2^{-3.5}`` (ASCII minus: this goes into KaTeX)."""
+    return f"2^{{{np.log2(slope):g}}}"
+
+
+def alibi_slope_powers(n_heads: int, first: int = 0, *, elided: bool = False) -> str:
+    """TeX for the slopes of heads ``first`` + 1 to ``n_heads`` (the reference
+    code's) as powers of two, comma-separated; ``elided``: the first two, dots
+    and the last, ``2^{-1}, 2^{-2}, \\dots, 2^{-8}`` for 8 heads."""
+    powers = [_power_of_two(m) for m in alibi.alibi_slopes(n_heads)[first:]]
+    if elided and len(powers) > 3:
+        powers = [*powers[:2], "\\dots", powers[-1]]
+    return ", ".join(powers)
+
+
 def alibi_slope_table(n_heads: int) -> str:
     """Markdown table: head, the reference code's slope as a power of two and as
     a number, and $2^{-8k/n}$ for the same head, the paper's sentence applied to
@@ -64,8 +79,7 @@ def alibi_slope_table(n_heads: int) -> str:
     slopes, naive = alibi.alibi_slopes(n_heads), pitfalls.prose_alibi_slopes(n_heads)
     rows = []
     for head, (m, wrong) in enumerate(zip(slopes, naive, strict=True), start=1):
-        exponent = f"{np.log2(m):g}"  # ASCII minus: this goes into KaTeX
-        rows.append([head, f"$2^{{{exponent}}}$", f"{m:.5f}", f"{wrong:.5f}"])
+        rows.append([head, f"${_power_of_two(m)}$", f"{m:.5f}", f"{wrong:.5f}"])
     header = ["head", "slope (reference code)", "value", "$2^{-8k/n}$"]
     return markdown_table(header, rows)
 
