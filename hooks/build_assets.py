@@ -47,8 +47,8 @@ def fonts_shown_only_if_ready(css: bytes) -> bytes:
     """KaTeX's stylesheet with ``font-display: optional`` for ``block``.
 
     With ``block`` a font that arrives after the first frame (a slow phone, a busy
-    machine) widens the formulas set in it and moves the text beside them: 0.07
-    layout shift on 07-context-extension with each font 0.6 s late. With
+    machine) widens the formulas set in it and moves the text beside them: 0.071
+    layout shift on 07-context-extension with its first font 300 ms late. With
     ``optional`` a browser draws the page once, with the font if its preload has
     arrived (Chromium waits for a preloaded one for a moment) and otherwise with
     the fallback serif for that page only; the next page finds it in the cache.
