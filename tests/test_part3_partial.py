@@ -47,3 +47,20 @@ def test_example_prints_exact_exact_and_wrong(capsys):
     out = capsys.readouterr().out
     assert out.count("exact") == 2 and out.count("WRONG") == 1
     assert "MLA: 576\n" in out and "keys and values: 40,960\n" in out
+
+
+def test_transformers_reads_the_partial_keys_into_rope_parameters():
+    """partial.md and base.md: `rotary_pct`, `partial_rotary_factor` and
+    `rope_theta` are config.json keys that Transformers 5 moves into
+    `config.rope_parameters`; GPT-J's `rotary_dim` stays an attribute."""
+    transformers = pytest.importorskip("transformers")
+    neox = transformers.GPTNeoXConfig(rotary_pct=0.25, rope_theta=10000.0)
+    phi = transformers.PhiConfig(partial_rotary_factor=0.4)
+    llama = transformers.LlamaConfig(rope_theta=500000.0)
+    assert neox.rope_parameters["partial_rotary_factor"] == 0.25
+    assert phi.rope_parameters["partial_rotary_factor"] == 0.4
+    assert llama.rope_parameters["rope_theta"] == 500000.0
+    for config, key in ((neox, "rotary_pct"), (phi, "partial_rotary_factor"),
+                        (llama, "rope_theta")):  # fmt: skip
+        assert not hasattr(config, key), key
+    assert transformers.GPTJConfig(rotary_dim=64).rotary_dim == 64
