@@ -211,3 +211,29 @@ def test_init_std_sets_the_tables_spread_at_build_and_on_reset():
         deferred = LearnedPositionalEmbedding(1024, 64, init_std=0.5)
     deferred.to_empty(device="cpu").reset_parameters()
     assert deferred.table.weight.std().item() == pytest.approx(0.5, rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("segment_ids", "message"),
+    [
+        (
+            False,
+            "The expanded size of the tensor (513) must match the existing size",
+        ),
+        (True, "The size of tensor a (513) must match the size of tensor b (512)"),
+    ],
+)
+def test_hugging_faces_bert_fails_at_513_tokens_as_03_quotes(segment_ids, message):
+    """03-learned quotes both of Hugging Face BERT's errors one token past its 512
+    positions: without segment ids, and with them (as a tokenizer returns them)."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.BertConfig(
+        vocab_size=8, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=8, max_position_embeddings=512,
+    )  # fmt: skip
+    model = transformers.BertModel(config).eval()
+    ids = torch.ones(1, 513, dtype=torch.long)
+    extra = {"token_type_ids": torch.zeros_like(ids)} if segment_ids else {}
+    with pytest.raises(RuntimeError) as failure:
+        model(input_ids=ids, **extra)
+    assert message in str(failure.value)

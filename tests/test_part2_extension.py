@@ -423,3 +423,19 @@ def test_longropes_over_stretched_pairs_include_pairs_that_turned_in_training():
     assert over.shortest_wavelength == pytest.approx(198.69, abs=0.01)
     assert over.turned_in_training == sum(wavelengths[i] < 4096 for i in past) == 16
     assert over.last_over_factor == long_list[-1] / 32 == pytest.approx(2.02, abs=0.01)
+
+
+def test_a_bert_input_keeps_its_positions_less_cls_and_sep(tmp_path):
+    """09: "a 600-token text loses 90 tokens". Golden: Hugging Face's BERT
+    tokenizer, truncating to BERT-base's 512 positions, keeps 510 text tokens."""
+    from transformers import BertTokenizerFast
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"]))
+    bert = models.get("BERT-base")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab))
+    ids = tokenizer(" ".join(["a"] * 600), truncation=True,
+                    max_length=bert.max_position_embeddings)["input_ids"]  # fmt: skip
+    kept = ids.count(tokenizer.convert_tokens_to_ids("a"))
+    assert part2_extension.tokens_truncated(bert, 600) == 600 - kept == 90
+    assert part2_extension.tokens_truncated(bert, 100) == 0

@@ -118,6 +118,12 @@ def band_counts(factors: np.ndarray, factor: float, rtol: float = 1e-9) -> tuple
     return tuple(int(np.count_nonzero(m)) for m in (kept, between, divided, outside))
 
 
+def tokens_truncated(model: ModelConfig, text_tokens: int) -> int:
+    """Text tokens a BERT-style encoder drops from a ``text_tokens``-token text:
+    its positions hold ``[CLS]``, ``[SEP]`` and the rest."""
+    return max(text_tokens - (model.max_position_embeddings - 2), 0)
+
+
 # --8<-- [start:context_ceiling]
 @dataclass(frozen=True)
 class Ceiling:
