@@ -631,3 +631,25 @@ def test_the_page_says_code_llamas_printed_scale_is_not_its_base_change():
     assert round(1 / slowest, 1) == 93.1
     page = (ROOT / "docs/lab/index.md").read_text(encoding="utf-8")
     assert "Code Llama's {{ lab.paper_passkey.YARN_TABLE5[1][2] }} is no window" in page
+
+
+def test_seeds_ahead_pairs_seeds_as_the_page_reads_them():
+    """lab: "seed by seed" counts, from results.json's rows by a plain loop."""
+    results = lab.load_results()
+    section = results["passkey"]
+
+    def mean_accuracy(name, seed_index, multiple):
+        summary = section["runs"][name][seed_index]
+        length = multiple * section["config"]["train_len"]
+        (row,) = [r for r in summary["eval"] if r["length"] == length]
+        return sum(row["accuracy"]) / len(row["accuracy"])
+
+    seeds = range(len(section["config"]["seeds"]))
+    for name, other in [("ft_rope", "rope"), ("ft_pi", "pi"), ("ft_yarn", "yarn"),
+                        ("ft_rope", "ft_pi")]:  # fmt: skip
+        ahead = sum(
+            mean_accuracy(name, i, 4) > mean_accuracy(other, i, 4) for i in seeds
+        )
+        assert lab.seeds_ahead(name, other, 4) == ahead, (name, other)
+    # "the paper's contrast reversed": plain fine-tuning ahead in most seeds
+    assert 2 * lab.seeds_ahead("ft_rope", "ft_pi", 4) > len(seeds)

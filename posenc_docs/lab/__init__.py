@@ -37,6 +37,7 @@ from posenc_docs.lab.results import (
     perplexity_range,
     provenance,
     relative_speed,
+    seeds_ahead,
     settings,
     source,
     speed_range,
@@ -57,6 +58,7 @@ from posenc_docs.lab.tables import (
 __all__ = [
     "accuracy",
     "accuracy_range",
+    "seeds_ahead",
     "settings",
     "config_table",
     "context_perplexity",

@@ -109,6 +109,17 @@ def accuracy_range(name: str, multiple: int = 1, depth=None, results=None) -> tu
     return min(values), max(values)
 
 
+def seeds_ahead(name: str, other: str, multiple: int = 1, results=None) -> int:
+    """Seeds in which ``name`` finds more passkeys than ``other`` at ``multiple`` L.
+
+    Seed i of one pairs with seed i of the other: a fine-tuned model starts from
+    the same seed's RoPE weights, and every model is scored on the same sequences.
+    """
+    ours = accuracies(name, multiple, results=results)
+    theirs = accuracies(other, multiple, results=results)
+    return sum(a > b for a, b in zip(ours, theirs, strict=True))
+
+
 def depth_grid(name: str, results=None) -> list:
     """Mean accuracy over seeds, one row per depth, one column per length.
 
