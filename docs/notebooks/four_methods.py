@@ -81,7 +81,8 @@ print(f"closed form, k = 3:  {closed:.6f}")
 # pattern, and it has no row for a position it was not built with. Here the
 # table has 16 rows; a sequence of 17 tokens has nowhere to look up its last
 # position, and the module raises an `IndexError` that names the ceiling (a bare
-# `nn.Embedding` raises too, with "index out of range in self").
+# `nn.Embedding` raises too on CPU, with "index out of range in self"; on a GPU it
+# is usually a device-side assert instead).
 
 # %%
 table = learned.LearnedPositionalEmbedding(max_len=16, d=d_model)
@@ -258,7 +259,8 @@ _ = runpy.run_path(str(article))
 #
 # - **Slopes.** It computes $2^{-8h/H}$ for heads $h = 1, \dots, H$, whatever
 #   $H$. For 4 heads (or 8, 16, ...) that is right; for 12 heads it is not what
-#   the ALiBi authors' code uses, and every checkpoint follows that code.
+#   the ALiBi authors' code uses, and released ALiBi checkpoints (BLOOM, MPT)
+#   follow that code.
 # - **Sign.** Its docstring says to *subtract* the bias from the scores, but the
 #   bias it returns is already negative. Subtracting it rewards distance.
 #

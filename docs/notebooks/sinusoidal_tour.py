@@ -51,7 +51,7 @@ print("closed form: ", np.round(offset_similarity(np.arange(1, 4), d), 4))
 # $\sum_i \cos(k\omega_i)$: the *closed form* that `offset_similarity(k, d)`
 # computes without any position. At $k = 0$
 # every term is 1 and the sum is $d/2 = 32$; as $k$ grows the fast pairs turn
-# away and the sum falls.
+# away and the sum falls overall, with ripples as the fast pairs come back round.
 #
 # Moving by $k$ positions is also one fixed linear map. `shift_matrix(k, d)`
 # builds the $d \times d$ matrix $M_k$ that rotates each (sine, cosine) pair by
