@@ -58,10 +58,10 @@ def index_before_floor(distance: int, *, num_buckets: int, max_distance: int) ->
     the exact buckets) before the floor, in float64.
 
     $e + \ln(r/e) / \ln(D/e) \cdot (n - e)$ with n = num_buckets/2 buckets a side,
-    e = n/2 of them exact, r = distance, D = max_distance.
+    e = n/2 of them exact (the reference's `_bucket_layout`, which checks them),
+    r = distance, D = max_distance.
     """
-    n = num_buckets // 2
-    exact = n // 2
+    n, exact, _ = relative_bias._bucket_layout(True, num_buckets, max_distance)
     log_share = math.log(distance / exact) / math.log(max_distance / exact)
     return exact + log_share * (n - exact)
 
@@ -70,8 +70,7 @@ def float32_log_bucket(distance: int, *, num_buckets: int, max_distance: int) ->
     """The bucket of a key ``distance`` tokens before the query (bidirectional, past
     the exact buckets) with the logarithm in float32, as Hugging Face's
     ``T5Attention._relative_position_bucket`` takes it."""
-    n = num_buckets // 2
-    exact = n // 2
+    n, exact, _ = relative_bias._bucket_layout(True, num_buckets, max_distance)
     ratio = torch.tensor(float(distance)) / exact  # float32, as .float() there
     steps = torch.log(ratio) / math.log(max_distance / exact) * (n - exact)
     return min(n - 1, exact + int(steps.to(torch.int64)))
